@@ -1,0 +1,28 @@
+# `make serve` and `make test` set everything up on first use (a .venv with pinned packages).
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+export NO_MKDOCS_2_WARNING := 1
+
+.PHONY: setup test serve build clean
+
+setup: $(STAMP)
+
+$(STAMP): requirements.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
+	touch $@
+
+test: setup  ## run every test: snippets, page code fences, parity, strict site build
+	$(BIN)/python -m pytest
+
+serve: setup  ## serve the site at http://127.0.0.1:8000
+	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
+
+build: setup  ## build the static site into site/
+	$(BIN)/mkdocs build --strict
+
+clean:
+	rm -rf $(VENV) site

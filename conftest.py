@@ -1,0 +1,48 @@
+"""Test collection for the whole repository.
+
+* Every ```python fence of every page under docs/ (sybil, see triton_faq/fences.py).
+* The ``test_*`` functions inside snippets/**.py.
+* tests/ as usual.
+
+``triton_faq.backend`` is imported first so the backend is chosen before Triton loads.
+"""
+
+from pathlib import Path
+
+import pytest
+from sybil import Sybil
+
+from triton_faq import backend
+from triton_faq.fences import PageFenceParser
+
+ROOT = Path(__file__).parent
+SNIPPETS = ROOT / "snippets"
+
+_collect_page = Sybil(
+    parsers=[PageFenceParser(ROOT)],
+    path=str(ROOT / "docs"),
+    patterns=["*.md"],
+    setup=lambda namespace: namespace.update(DEVICE=backend.DEVICE),
+).pytest()
+
+
+def pytest_collect_file(file_path: Path, parent):
+    if file_path.suffix == ".py" and SNIPPETS in file_path.parents:
+        return pytest.Module.from_parent(parent, path=file_path)
+    return _collect_page(file_path, parent)
+
+
+def pytest_report_header(config):
+    return backend.describe()
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "gpu: a claim only a CUDA GPU can show; skipped on the interpreter")
+    config.addinivalue_line("markers", "interpreter: a claim about Triton's CPU interpreter; skipped on CUDA")
+
+
+def pytest_runtest_setup(item):
+    if item.get_closest_marker("gpu") and backend.BACKEND != "cuda":
+        pytest.skip("gpu: needs the CUDA backend (run on a machine with an NVIDIA GPU)")
+    if item.get_closest_marker("interpreter") and backend.BACKEND != "interpreter":
+        pytest.skip("interpreter: needs TRITON_FAQ_BACKEND=interpreter")

@@ -1,0 +1,54 @@
+"""English and Chinese pages have the same structure; a missing translation fails."""
+
+from pathlib import Path
+
+from conftest import ROOT
+from triton_faq import parity
+
+PAGE = Path("garbage-values/masked-load-without-other.md")
+
+
+def test_english_and_chinese_pages_match():
+    assert parity.check(ROOT / "docs") == []
+
+
+def test_a_missing_translation_is_reported(site_copy):
+    (site_copy / "docs" / "zh" / PAGE).unlink()
+    problems = parity.check(site_copy / "docs")
+    assert problems == [f"{site_copy / 'docs' / 'zh' / PAGE}: missing; translate {site_copy / 'docs' / 'en' / PAGE}"]
+
+
+def test_a_changed_anchor_is_reported(site_copy):
+    page = site_copy / "docs" / "zh" / PAGE
+    page.write_text(page.read_text().replace("{ #fix }", "{ #xiufu }"))
+    [problem] = parity.check(site_copy / "docs")
+    assert "heading anchors" in problem and "xiufu" in problem
+
+
+def test_a_heading_without_anchor_is_reported(site_copy):
+    page = site_copy / "docs" / "en" / PAGE
+    page.write_text(page.read_text() + "\n## Another section\n")
+    problems = parity.check(site_copy / "docs")
+    assert any("heading 'Another section' needs an explicit anchor" in p for p in problems)
+
+
+def test_includes_in_another_order_are_reported(site_copy):
+    page = site_copy / "docs" / "zh" / PAGE
+    text = page.read_text()
+    page.write_text(text.replace(":pitfall\"", ":TMP\"").replace(":fix\"", ":pitfall\"").replace(":TMP\"", ":fix\""))
+    [problem] = parity.check(site_copy / "docs")
+    assert "includes" in problem
+
+
+def test_different_code_is_reported(site_copy):
+    page = site_copy / "docs" / "zh" / "conventions.md"
+    page.write_text(page.read_text().replace("torch.arange(10,", "torch.arange(10 ,"))
+    [problem] = parity.check(site_copy / "docs")
+    assert "code fences differ" in problem
+
+
+def test_different_non_prose_front_matter_is_reported(site_copy):
+    page = site_copy / "docs" / "zh" / PAGE
+    page.write_text(page.read_text().replace("id: TP001", "id: TP999"))
+    [problem] = parity.check(site_copy / "docs")
+    assert "front matter" in problem and "TP999" in problem

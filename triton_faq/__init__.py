@@ -1,0 +1,1 @@
+"""Tooling for the Triton pitfalls handbook: backend choice, page parsing and checks."""

@@ -1,0 +1,131 @@
+"""Read a handbook page into the parts the checks compare: front matter, anchors, fences.
+
+A page is Markdown with YAML front matter. Every heading below the title carries an explicit
+anchor (``## Fix { #fix }``) so both languages share it. A code fence either holds Python to
+run, or only include lines (``--8<-- "snippets/topic/question.py:section"``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+PROSE_KEYS = frozenset({"title", "description"})
+"""Front matter keys written in each language; all other keys must be equal in en and zh."""
+
+FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^\n`]*)$")
+HEADING = re.compile(r"^(?P<level>#{1,6})[ \t]+(?P<text>.*?)[ \t]*$")
+ANCHOR = re.compile(r"\{[ \t]*#(?P<anchor>[A-Za-z0-9_-]+)[ \t]*\}$")
+INCLUDE = re.compile(r'^[ \t]*--8<--[ \t]+"(?P<path>[^":]+)(?::(?P<section>[A-Za-z0-9_-]+))?"[ \t]*$')
+
+
+class PageError(ValueError):
+    """A page that cannot be read as a handbook page; the message names file and line."""
+
+
+@dataclass(frozen=True)
+class Fence:
+    line: int  # 1-based line of the opening fence
+    info: str  # the info string after the backticks, stripped
+    body: str
+    includes: tuple[tuple[str, str | None], ...]  # (path, section) pairs, for include-only fences
+
+    @property
+    def is_include_only(self) -> bool:
+        return bool(self.includes)
+
+
+@dataclass
+class Page:
+    path: Path
+    front_matter: dict
+    body_start: int  # 1-based line where the Markdown after the front matter starts
+    headings: list[tuple[int, int, str, str | None]] = field(default_factory=list)  # line, level, text, anchor
+    fences: list[Fence] = field(default_factory=list)
+
+    @property
+    def anchors(self) -> list[str | None]:
+        return [anchor for _, level, _, anchor in self.headings if level > 1]
+
+    @property
+    def includes(self) -> list[tuple[str, str | None]]:
+        return [include for fence in self.fences for include in fence.includes]
+
+
+def split_front_matter(text: str, path: Path) -> tuple[dict, str, int]:
+    if not text.startswith("---\n"):
+        return {}, text, 1
+    end = text.find("\n---\n", 4)
+    if end < 0:
+        raise PageError(f"{path}:1: front matter opened with '---' is never closed")
+    try:
+        data = yaml.safe_load(text[4:end]) or {}
+    except yaml.YAMLError as error:
+        raise PageError(f"{path}:1: front matter is not valid YAML: {error}") from None
+    if not isinstance(data, dict):
+        raise PageError(f"{path}:1: front matter must be a mapping of keys to values")
+    consumed = text[: end + 5]
+    return data, text[end + 5 :], consumed.count("\n") + 1
+
+
+def parse(path: Path, text: str | None = None) -> Page:
+    path = Path(path)
+    text = path.read_text(encoding="utf-8") if text is None else text
+    front_matter, body, first_line = split_front_matter(text, path)
+    page = Page(path, front_matter, first_line)
+    lines = body.split("\n")
+    index = 0
+    while index < len(lines):
+        number = first_line + index
+        opening = FENCE.match(lines[index])
+        if opening:
+            index = _read_fence(page, lines, index, opening, number)
+            continue
+        heading = HEADING.match(lines[index])
+        if heading:
+            level, text_ = len(heading["level"]), heading["text"]
+            anchor = ANCHOR.search(text_)
+            title = ANCHOR.sub("", text_).strip()
+            page.headings.append((number, level, title, anchor["anchor"] if anchor else None))
+        index += 1
+    return page
+
+
+def _read_fence(page: Page, lines: list[str], index: int, opening: re.Match, number: int) -> int:
+    marker, indent = opening["fence"], opening["indent"]
+    body: list[str] = []
+    index += 1
+    while index < len(lines):
+        closing = FENCE.match(lines[index])
+        if closing and closing["fence"][0] == marker[0] and len(closing["fence"]) >= len(marker) and not closing["info"].strip():
+            break
+        body.append(lines[index][len(indent):] if lines[index].startswith(indent) else lines[index])
+        index += 1
+    else:
+        raise PageError(f"{page.path}:{number}: code fence is never closed")
+    text = "\n".join(body)
+    includes = [INCLUDE.match(line) for line in body if line.strip()]
+    if any(includes) and not all(includes):
+        raise PageError(
+            f"{page.path}:{number}: a fence mixes --8<-- include lines with code; "
+            "put the code in the snippet and include it, or write the code without includes"
+        )
+    found = tuple((m["path"], m["section"]) for m in includes if m)
+    page.fences.append(Fence(number, opening["info"].strip(), text, found))
+    return index + 1
+
+
+def section_exists(root: Path, path: str, section: str | None) -> str | None:
+    """Return None if the include target exists, else a sentence saying what is missing."""
+    target = root / path
+    if not target.is_file():
+        return f"included file {path} does not exist"
+    if section is None:
+        return None
+    text = target.read_text(encoding="utf-8")
+    if f"--8<-- [start:{section}]" not in text or f"--8<-- [end:{section}]" not in text:
+        return f"{path} has no section '{section}' (markers '--8<-- [start:{section}]' and '[end:{section}]')"
+    return None
