@@ -22,7 +22,11 @@ def build(root: Path, out: Path) -> subprocess.CompletedProcess:
 def test_the_site_builds_strictly(tmp_path):
     result = build(ROOT, tmp_path / "site")
     assert result.returncode == 0, result.stdout + result.stderr
-    assert (tmp_path / "site" / "zh" / PAGE.relative_to("docs/en").with_suffix("") / "index.html").is_file()
+    page = PAGE.relative_to("docs/en").with_suffix("")
+    assert (tmp_path / "site" / "zh" / page / "index.html").is_file()
+    english = (tmp_path / "site" / page / "index.html").read_text(encoding="utf-8")
+    # the language switcher leads to the same page in the other language
+    assert f'href="../../zh/{page}/" hreflang="zh"' in english
 
 
 def test_a_broken_link_fails_the_build(site_copy):
