@@ -181,7 +181,7 @@ def inspect_me(x_ptr, n, BLOCK: tl.constexpr):
 def test_python_print_inside_an_interpreted_kernel_prints_the_values(capsys, monkeypatch):
     monkeypatch.setattr(sys, "breakpointhook", lambda *args, **kwargs: None)
     inspect_me[(2,)](torch.arange(6.0, device=DEVICE), 6, BLOCK=4)
-    assert capsys.readouterr().out == "pid 0 x [0. 1. 2. 3.]\npid 1 x [4. 5. 0. 0.]\n"
+    assert capsys.readouterr().out == "pid [0] x [0. 1. 2. 3.]\npid [1] x [4. 5. 0. 0.]\n"
 
 
 @pytest.mark.interpreter

@@ -12,6 +12,7 @@ import triton
 import triton.language as tl
 import pytest
 
+from triton_faq.evidence import gpu_evidence, label, table
 from triton_faq.testing import assert_matches_float64, fresh_randn, poisoned
 
 
@@ -163,6 +164,20 @@ def test_triton_3_6_docstring_says_nothing_about_a_missing_other():
     assert "if `mask[idx]` is false, return `other[idx]`" in doc
     assert "undefined" not in doc.split(":param other:")[1].split(":param")[0]
 # --8<-- [end:test-docs]
+
+
+@gpu_evidence("masked-lanes")
+def observe_masked_lanes():
+    """What compiled code leaves in masked lanes, with a sentinel of 77 in the memory behind them."""
+    rows = []
+    for dtype in DTYPES:
+        values = masked_lane_values(dtype)
+        rows.append([str(dtype).removeprefix("torch."), sorted(set(values.tolist())), bool((values == 77).any())])
+    return table(
+        [label("dtype", "dtype"), label("values in the 11 masked lanes", "11 个被掩掉位置上的值"),
+         label("sentinel 77 read from memory", "读到了内存里的哨兵值 77")],
+        rows,
+    )
 
 
 def main():

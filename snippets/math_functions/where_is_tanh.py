@@ -38,13 +38,15 @@ def launch(kernel, x: torch.Tensor, block: int = 128) -> torch.Tensor:
 # --8<-- [end:launch]
 
 
-# --8<-- [start:test-pitfall]
-MISSING = "AttributeError(\"module 'triton.language.math' has no attribute 'tanh'\")"
-
-
+# --8<-- [start:test-missing]
 def test_triton_3_has_no_tl_math_tanh_and_no_tl_tanh():
     assert not hasattr(tl.math, "tanh")
     assert not hasattr(tl, "tanh")
+# --8<-- [end:test-missing]
+
+
+# --8<-- [start:test-pitfall]
+MISSING = "AttributeError(\"module 'triton.language.math' has no attribute 'tanh'\")"
 
 
 def test_tl_math_tanh_in_a_kernel_raises_attribute_error():
@@ -206,10 +208,8 @@ def main():
     print(describe())
     for kernel in (tanh_math_kernel, tanh_libdevice_kernel):
         try:
-            y = launch(kernel, fresh_randn(8))
-            print(f"{kernel.__name__}: ran; max |error| vs float64 =",
-                  (y.double().cpu() - torch.tanh(y.double().cpu().new_tensor(0))).abs().max().item()
-                  if False else "see tests")
+            launch(kernel, fresh_randn(8))
+            print(f"{kernel.__name__}: ran")
         except TritonError as error:
             print(f"{kernel.__name__}: {type(error).__name__}: {str(error).splitlines()[-1]}")
     x = hard_inputs()

@@ -85,6 +85,13 @@ def test_autotuned_kernel_matches_float64(n):
     x = fresh_randn(n)
     assert_matches_float64(scale_shift(x), x.double() * 2 + 1)
     assert scale_shift_tuned.best_config in CONFIGS
+
+
+def test_autotune_benchmarks_again_for_every_new_n():
+    for n in (1234, 1235):
+        scale_shift(fresh_randn(n))
+    keys = {key[0] for key in scale_shift_tuned.cache}  # key: (n, dtype of x, dtype of y)
+    assert {1234, 1235} <= keys
 # --8<-- [end:test-fix]
 
 

@@ -83,8 +83,17 @@ def test_block_of_100_is_a_compile_error_not_slow_code():
 
 
 def test_the_gpu_compiler_rejects_a_block_of_100_with_the_same_message():
-    with pytest.raises(CompilationError, match=re.escape(POWER_OF_TWO_ERROR)):
+    with pytest.raises(CompilationError, match=re.escape(POWER_OF_TWO_ERROR)) as error:
         global_loads(block=100)
+    assert str(error.value).splitlines()[-1] == POWER_OF_TWO_ERROR  # under the source excerpt
+
+
+@pytest.mark.interpreter
+def test_the_interpreter_wraps_the_value_error():
+    with pytest.raises(TritonError) as error:
+        scale_shift_block_100(fresh_randn(1000))
+    assert type(error.value).__name__ == "InterpreterError"
+    assert str(error.value) == f'ValueError("{POWER_OF_TWO_ERROR}")'
 # --8<-- [end:test-pitfall]
 
 

@@ -1,0 +1,157 @@
+"""TP014: ``tl.device_assert`` does nothing unless debug mode is on (and never on the interpreter).
+
+Run it: ``python snippets/debugging/device_assert.py``
+(on a machine without a GPU it runs through Triton's interpreter).
+"""
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import torch
+
+from triton_faq.backend import DEVICE, describe  # picks CUDA or the interpreter before Triton loads
+
+import triton
+import triton.language as tl
+import pytest
+
+from triton.runtime.errors import InterpreterError
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+# --8<-- [start:kernels]
+@triton.jit
+def add_one_checked(x_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.device_assert(x > 0, "x must be positive")
+    tl.store(x_ptr + offs, x + 1)
+
+
+@triton.jit(debug=True)
+def add_one_checked_debug(x_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.device_assert(x > 0, "x must be positive")
+    tl.store(x_ptr + offs, x + 1)
+# --8<-- [end:kernels]
+
+
+# --8<-- [start:python-assert]
+@triton.jit
+def add_one_python_assert(x_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    assert x > 0, "block condition"  # a block of booleans
+    assert tl.min(x, axis=0) > 0, "scalar condition"  # one boolean
+    tl.store(x_ptr + offs, x + 1)
+# --8<-- [end:python-assert]
+
+
+# --8<-- [start:test-interpreter]
+@pytest.mark.interpreter
+@pytest.mark.parametrize("how", ["plain", "TRITON_DEBUG=1", "jit(debug=True)", "launch debug=True"])
+def test_interpreter_never_fires_device_assert(how, monkeypatch):
+    x = torch.zeros(4, device=DEVICE)  # every element fails `x > 0`
+    if how == "TRITON_DEBUG=1":
+        monkeypatch.setenv("TRITON_DEBUG", "1")
+    if how == "jit(debug=True)":
+        add_one_checked_debug[(1,)](x, BLOCK=4)
+    elif how == "launch debug=True":
+        add_one_checked[(1,)](x, BLOCK=4, debug=True)
+    else:
+        add_one_checked[(1,)](x, BLOCK=4)
+    assert x.cpu().tolist() == [1.0, 1.0, 1.0, 1.0]  # the kernel ran to the end
+
+
+@pytest.mark.interpreter
+def test_interpreter_runs_a_python_assert_on_a_scalar_but_not_on_a_block():
+    x = torch.zeros(4, device=DEVICE)
+    with pytest.raises(InterpreterError, match=re.escape("AssertionError('scalar condition')")):
+        add_one_python_assert[(1,)](x, BLOCK=4)  # the block condition above it passed
+# --8<-- [end:test-interpreter]
+
+
+# --8<-- [start:test-semantic]
+def test_device_assert_is_dropped_unless_the_options_say_debug():
+    import inspect
+    from triton.language.semantic import TritonSemantic
+    source = inspect.getsource(TritonSemantic.device_assert)
+    assert "if not self.builder.options.debug:\n            return" in source
+
+
+def test_the_interpreter_options_have_debug_off():
+    from triton.runtime.interpreter import interpreter_builder
+    assert interpreter_builder.options.debug is False
+# --8<-- [end:test-semantic]
+
+
+# ---------------------------------------------------------------- on the GPU
+# A failed device assert poisons the CUDA context, so each GPU case runs in a child process.
+
+def run_child(mode, **env):
+    environ = {k: v for k, v in os.environ.items() if k != "TRITON_DEBUG"}
+    return subprocess.run(
+        [sys.executable, __file__, mode], capture_output=True, text=True, timeout=300,
+        env={**environ, "PYTHONPATH": str(ROOT), **env},
+    )
+
+
+# --8<-- [start:test-gpu]
+@pytest.mark.gpu
+def test_gpu_failing_device_assert_is_silent_without_debug():
+    result = run_child("--plain")
+    assert result.returncode == 0, result.stderr
+    assert "kernel finished: [1.0, 1.0, 1.0, 1.0]" in result.stdout
+    assert "Assertion" not in result.stdout + result.stderr
+
+
+@pytest.mark.gpu
+def test_gpu_triton_debug_1_makes_it_fire():
+    result = run_child("--plain", TRITON_DEBUG="1")
+    assert result.returncode != 0
+    assert re.search(r"device-side assert triggered", result.stderr)
+
+
+@pytest.mark.gpu
+def test_gpu_the_report_quotes_the_message():
+    result = run_child("--plain", TRITON_DEBUG="1")
+    assert re.search(r"Assertion `x must be positive` failed", result.stdout + result.stderr)
+
+
+@pytest.mark.gpu
+def test_gpu_jit_debug_true_makes_it_fire_without_the_variable():
+    result = run_child("--jit-debug")
+    assert result.returncode != 0
+    assert re.search(r"device-side assert triggered", result.stderr)
+# --8<-- [end:test-gpu]
+
+
+CHILD_MODES = ("--plain", "--jit-debug")
+
+
+def child(mode):
+    x = torch.zeros(4, device=DEVICE)
+    kernel = add_one_checked_debug if mode == "--jit-debug" else add_one_checked
+    kernel[(1,)](x, BLOCK=4)
+    if DEVICE == "cuda":
+        torch.cuda.synchronize()  # a device assert surfaces here as a CUDA error
+    print("kernel finished:", x.cpu().tolist(), flush=True)
+
+
+def main():
+    if len(sys.argv) > 1 and sys.argv[1] in CHILD_MODES:
+        child(sys.argv[1])
+        return
+    print(describe())
+    x = torch.zeros(4, device=DEVICE)
+    add_one_checked[(1,)](x, BLOCK=4)  # never fires here: no debug mode (and never on the interpreter)
+    print("tl.device_assert(x > 0) on x = 0, no debug mode: kernel finished with", x.cpu().tolist())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,101 @@
+"""GPU data: never stale, rendered in both languages, refused cleanly without a GPU."""
+
+import importlib.util
+import json
+import re
+import shutil
+
+import pytest
+
+from conftest import ROOT
+from triton_faq import bench, entries
+
+spec = importlib.util.spec_from_file_location("gpu_data_hook", ROOT / "hooks" / "gpu_data.py")
+hook = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(hook)
+
+EVIDENCE = re.compile(r'@gpu_evidence\("(?P<name>[A-Za-z0-9_-]+)"\)')
+TP001 = entries.find("TP001")
+
+
+def test_no_gpu_data_is_stale():
+    assert bench.stale(ROOT) == []
+
+
+def test_a_changed_snippet_makes_its_data_stale(tmp_path):
+    for name in ("docs", "snippets", "data"):
+        if (ROOT / name).exists():
+            shutil.copytree(ROOT / name, tmp_path / name)
+    data = bench.read(tmp_path / TP001.data)
+    data["results"]["Test GPU"] = {"provenance": {"date": "2026-01-01T00:00:00Z",
+                                                  "snippet_sha256": entries.code_hash(tmp_path, TP001.snippet)},
+                                   "evidence": {}}
+    bench.write_atomically(tmp_path / TP001.data, data)
+    assert bench.stale(tmp_path) == []
+    with open(tmp_path / TP001.snippet, "a") as snippet:
+        snippet.write("\n# an edit\n")
+    problems = bench.stale(tmp_path)
+    assert f"{TP001.data} is stale for TP001: {TP001.snippet} changed after it was measured on Test GPU (2026-01-01); " \
+           "regenerate on a CUDA machine with `make bench ONLY=TP001`" in problems
+
+
+@pytest.mark.parametrize("entry", entries.load(ROOT), ids=lambda e: e.id)
+def test_every_gpu_data_marker_names_evidence_its_snippet_defines(entry):
+    defined = set(EVIDENCE.findall((ROOT / entry.snippet).read_text()))
+    for language in ("en", "zh"):
+        page = ROOT / "docs" / language / entry.page.relative_to("docs/en")
+        used = {m["name"] for m in hook.MARKER.finditer(page.read_text())}
+        assert used <= defined, f"{page}: markers {sorted(used - defined)} name no @gpu_evidence in {entry.snippet}"
+
+
+def test_bench_without_a_gpu_refuses_and_writes_nothing(tmp_path, capsys, monkeypatch):
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert bench.run(tmp_path) == 2
+    assert capsys.readouterr().err.strip() == bench.NO_GPU
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_interrupted_write_leaves_the_old_file(tmp_path):
+    path = tmp_path / "data.json"
+    bench.write_atomically(path, {"results": {"old": 1}})
+
+    class Boom(dict):
+        def items(self):
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        bench.write_atomically(path, Boom(results=1))
+    assert json.loads(path.read_text()) == {"results": {"old": 1}}
+    assert [p.name for p in tmp_path.iterdir()] == ["data.json"]
+
+
+SAMPLE = {
+    "results": {
+        "NVIDIA H200": {
+            "provenance": {"gpu": "NVIDIA H200", "driver": "580", "cuda": "13.0", "torch": "2.11", "triton": "3.6.0",
+                           "date": "2026-11-29T12:00:00Z", "command": "triton-faq bench"},
+            "evidence": {"lanes": {"columns": [{"en": "dtype", "zh": "dtype"}, {"en": "read", "zh": "读到"}],
+                                   "rows": [["float32", False], ["int32", 0.123456]]}},
+        }
+    }
+}
+
+
+def test_the_hook_renders_a_captioned_table_in_each_language():
+    english = hook.fill("<!-- gpu-data: lanes -->", SAMPLE, "en", "TP001")
+    assert "| dtype | read |" in english and "| float32 | no |" in english and "| int32 | 0.1235 |" in english
+    assert "*Measured on NVIDIA H200 (driver 580, CUDA 13.0, torch 2.11, Triton 3.6.0) on 2026-11-29" in english
+    chinese = hook.fill("<!-- gpu-data: lanes -->", SAMPLE, "zh", "TP001")
+    assert "| float32 | 否 |" in chinese and "*测量于 NVIDIA H200" in chinese
+
+
+def test_missing_data_is_a_visible_note_not_a_silent_gap():
+    assert hook.fill("<!-- gpu-data: lanes -->", None, "en", "TP001").startswith('!!! warning "Not yet measured"')
+    assert "make bench ONLY=TP001" in hook.fill("<!-- gpu-data: other -->", SAMPLE, "zh", "TP001")
+
+
+def test_a_snippet_outside_snippets_is_refused():
+    with pytest.raises(ValueError, match="not under snippets/"):
+        hook.data_path("code/x.py")

@@ -1,0 +1,50 @@
+"""The handbook's entries: ID, English page, snippet, and where the snippet's GPU data lives."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from .pages import parse
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Entry:
+    id: str
+    page: Path  # docs/en/<topic>/<question>.md, relative to the root
+    snippet: Path  # snippets/<topic>/<question>.py, relative to the root
+
+    @property
+    def data(self) -> Path:
+        """data/<topic>/<question>.json, relative to the root."""
+        return Path("data", *self.snippet.parts[1:]).with_suffix(".json")
+
+    @property
+    def name(self) -> str:
+        return self.page.relative_to("docs/en").with_suffix("").as_posix()
+
+
+def load(root: Path = ROOT) -> list[Entry]:
+    """Every entry, in ID order."""
+    entries = []
+    for page in sorted((root / "docs" / "en").rglob("*.md")):
+        front = parse(page).front_matter
+        if "id" in front:
+            entries.append(Entry(front["id"], page.relative_to(root), Path(front["snippet"])))
+    return sorted(entries, key=lambda entry: entry.id)
+
+
+def find(selector: str, root: Path = ROOT) -> Entry | None:
+    """The entry named by its ID (TP001), its page name (topic/question) or its snippet path."""
+    for entry in load(root):
+        if selector.upper() == entry.id or selector.strip("/") in (entry.name, str(entry.snippet)):
+            return entry
+    return None
+
+
+def code_hash(root: Path, snippet: Path) -> str:
+    """sha256 of the snippet file: the code that produced an entry's GPU data."""
+    return hashlib.sha256((root / snippet).read_bytes()).hexdigest()
