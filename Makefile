@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: setup test serve build clean
+.PHONY: setup test serve build bench test-gpu clean
 
 setup: $(STAMP)
 
@@ -23,6 +23,12 @@ serve: setup  ## serve the site at http://127.0.0.1:8000
 
 build: setup  ## build the static site into site/
 	$(BIN)/mkdocs build --strict
+
+bench: setup  ## on a CUDA machine: regenerate data/ from the snippets (ONLY=TP001 for one entry)
+	$(BIN)/triton-faq bench $(if $(ONLY),--only $(ONLY))
+
+test-gpu: setup  ## on a CUDA machine: every test, recorded in data/test-runs.json for the site
+	$(BIN)/python -m pytest --record-gpu-run
 
 clean:
 	rm -rf $(VENV) site

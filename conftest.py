@@ -32,6 +32,19 @@ def pytest_collect_file(file_path: Path, parent):
     return _collect_page(file_path, parent)
 
 
+def pytest_addoption(parser):
+    parser.addoption("--record-gpu-run", action="store_true",
+                     help="on CUDA: record this run's counts in data/test-runs.json for the site")
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    if config.getoption("--record-gpu-run"):
+        from triton_faq.test_runs import record
+
+        command = "pytest " + " ".join(config.invocation_params.args)
+        terminalreporter.write_line(record(ROOT, terminalreporter.stats, exitstatus, command.strip()))
+
+
 def pytest_report_header(config):
     return backend.describe()
 

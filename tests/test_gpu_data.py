@@ -99,3 +99,15 @@ def test_missing_data_is_a_visible_note_not_a_silent_gap():
 def test_a_snippet_outside_snippets_is_refused():
     with pytest.raises(ValueError, match="not under snippets/"):
         hook.data_path("code/x.py")
+
+
+runs_spec = importlib.util.spec_from_file_location("gpu_test_runs_hook", ROOT / "hooks" / "gpu_test_runs.py")
+runs_hook = importlib.util.module_from_spec(runs_spec)
+runs_spec.loader.exec_module(runs_hook)
+
+
+def test_the_last_gpu_run_is_rendered_or_visibly_missing():
+    run = {"provenance": {"date": "2026-11-29T12:00:00Z", "torch": "2.11", "triton": "3.6.0"},
+           "counts": {"passed": 90, "failed": 0, "error": 0, "skipped": 7}}
+    assert "| NVIDIA H200 | 2026-11-29 | 2.11 | 3.6.0 | 90 | 0 | 7 |" in runs_hook.render({"results": {"NVIDIA H200": run}}, "en")
+    assert runs_hook.render(None, "zh").startswith('!!! warning "尚未在 GPU 上验证"')

@@ -1,0 +1,38 @@
+"""Record a whole test run on a GPU as data (data/test-runs.json), keyed by GPU, for the site."""
+
+from __future__ import annotations
+
+import datetime
+import platform
+from pathlib import Path
+
+from .bench import _driver_version, read, write_atomically
+
+PATH = Path("data", "test-runs.json")
+OUTCOMES = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
+
+
+def record(root: Path, stats: dict, exit_status: int, command: str) -> str:
+    """Write the run's counts under the GPU's name; return a line saying what was written."""
+    import torch
+    import triton
+
+    from .backend import BACKEND
+
+    if BACKEND != "cuda":
+        return "--record-gpu-run: not a CUDA run; nothing recorded"
+    counts = {outcome: len([r for r in stats.get(outcome, []) if getattr(r, "when", "call") in ("call", "setup")])
+              for outcome in OUTCOMES}
+    data = read(root / PATH)
+    gpu = torch.cuda.get_device_name(0)
+    data["results"][gpu] = {
+        "provenance": {
+            "gpu": gpu, "driver": _driver_version(), "cuda": torch.version.cuda, "torch": torch.__version__,
+            "triton": triton.__version__, "python": platform.python_version(), "command": command,
+            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        },
+        "counts": counts,
+        "exit_status": int(exit_status),
+    }
+    write_atomically(root / PATH, data)
+    return f"--record-gpu-run: wrote {PATH} for {gpu}: {counts}"
