@@ -28,6 +28,8 @@ _collect_page = Sybil(
 
 def pytest_collect_file(file_path: Path, parent):
     if file_path.suffix == ".py" and SNIPPETS in file_path.parents:
+        if parent.session.isinitpath(file_path):
+            return None  # named on the command line: pytest's own collector takes it
         return pytest.Module.from_parent(parent, path=file_path)
     return _collect_page(file_path, parent)
 
