@@ -34,3 +34,36 @@ def assert_matches_float64(actual: torch.Tensor, reference: torch.Tensor, rtol: 
     error = torch.linalg.vector_norm(actual64[finite] - reference64[finite])
     scale = torch.linalg.vector_norm(reference64[finite]).clamp_min(torch.finfo(torch.float64).tiny)
     assert error / scale <= rtol, f"relative error {float(error / scale):.3e} > {rtol:.1e}"
+
+
+def in_fresh_process(snippet, function: str, calls: list[tuple]) -> list[dict]:
+    """Call ``function`` of ``snippet`` once per argument tuple, in one new Python process.
+
+    For code that must not share a process with interpreted kernels: the interpreter patches
+    ``triton.language`` in place, which breaks Triton's real compiler later in the same process.
+    Each result is ``{"value": ...}`` (JSON-able; sets become sorted lists) or
+    ``{"error": "<exception class>", "message": "<text>"}``.
+    """
+    import json
+    import subprocess
+    import sys
+
+    program = (
+        "import json, runpy, sys\n"
+        "namespace = runpy.run_path(sys.argv[1])\n"
+        "results = []\n"
+        "for args in json.loads(sys.argv[3]):\n"
+        "    try:\n"
+        "        value = namespace[sys.argv[2]](*args)\n"
+        "        results.append({'value': sorted(value) if isinstance(value, set) else value})\n"
+        "    except Exception as error:\n"
+        "        results.append({'error': type(error).__name__, 'message': str(error)})\n"
+        "print(json.dumps(results))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", program, str(snippet), function, json.dumps(calls)],
+        capture_output=True, text=True, timeout=300,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"fresh process for {function} failed:\n{done.stderr}")
+    return json.loads(done.stdout.strip().splitlines()[-1])

@@ -84,6 +84,12 @@ def test_device_assert_is_dropped_unless_the_options_say_debug():
     assert "if not self.builder.options.debug:\n            return" in source
 
 
+def test_the_docstring_says_a_python_assert_is_a_device_assert_that_needs_triton_debug():
+    doc = " ".join(tl.device_assert.__doc__.split())
+    assert "Requires that the environment variable :code:`TRITON_DEBUG` is set" in doc
+    assert "Using the Python :code:`assert` statement is the same as calling this function" in doc
+
+
 def test_the_interpreter_options_have_debug_off():
     from triton.runtime.interpreter import interpreter_builder
     assert interpreter_builder.options.debug is False

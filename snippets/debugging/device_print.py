@@ -185,6 +185,7 @@ def child(mode):
     sys.stdout.flush()
 
 
+# --8<-- [start:timing]
 @triton.jit
 def double(x_ptr, out_ptr, n, BLOCK: tl.constexpr, PRINT: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
@@ -204,6 +205,7 @@ def seconds_per_launch(with_print, n=8 * 1024, repeats=20):
         double[(8,)](x, out, n, BLOCK=1024, PRINT=with_print)
         torch.cuda.synchronize()
     return (time.perf_counter() - start) / repeats
+# --8<-- [end:timing]
 
 
 def main():

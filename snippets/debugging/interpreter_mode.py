@@ -75,6 +75,15 @@ def test_compiled_kernels_report_the_same_errors_when_they_compile():
     assert isinstance(error, CompilationError)
     assert "arange's range must be a power of 2" in str(error)
     assert "offs = tl.arange(0, 100)" in str(error)  # the message quotes the kernel's source
+
+
+@pytest.mark.gpu
+def test_compiled_kernels_report_the_shape_mismatch_when_they_compile():
+    x, out = torch.zeros(8, device=DEVICE), torch.zeros(4, device=DEVICE)
+    error, _ = kernel_error(lambda: add_mismatched_blocks[(1,)](x, out))
+    assert isinstance(error, CompilationError)
+    assert "incompatible dimensions at index 0: 4 and 8" in str(error)
+    assert "tl.store(out_ptr + tl.arange(0, 4), a + b)" in str(error)
 # --8<-- [end:test-caught]
 
 

@@ -6,6 +6,7 @@ Run it: ``python snippets/math_functions/where_is_tanh.py``
 
 import inspect
 import re
+import traceback
 
 import torch
 
@@ -50,9 +51,10 @@ MISSING = "AttributeError(\"module 'triton.language.math' has no attribute 'tanh
 
 
 def test_tl_math_tanh_in_a_kernel_raises_attribute_error():
-    # the same text on both backends, before the kernel runs
-    with pytest.raises(TritonError, match=re.escape(MISSING)):
-        launch(tanh_math_kernel, fresh_randn(100))
+    x, out = fresh_randn(100), poisoned(100)
+    with pytest.raises(TritonError, match=re.escape(MISSING)):  # the same text on both backends
+        tanh_math_kernel[(1,)](x, out, 100, BLOCK=128)
+    assert torch.isnan(out).all()  # not one element was written
 
 
 @pytest.mark.interpreter
@@ -102,11 +104,13 @@ def tanh_cuda_libdevice_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
 # --8<-- [end:cuda-path]
 
 
+# --8<-- [start:inputs]
 def hard_inputs() -> torch.Tensor:
     """Fresh random values over a wide range, plus the edges: tiny, huge and infinite."""
     edges = [0.0, 1e-8, -1e-8, 0.5, -0.5, 20.0, -20.0, 44.4, -44.4, 100.0, -100.0, 1e30, -1e30]
     edges += [float("inf"), float("-inf")]
     return torch.cat([fresh_randn(1000) * 4, torch.tensor(edges, device=DEVICE)])
+# --8<-- [end:inputs]
 
 
 # --8<-- [start:test-import-paths]
@@ -160,8 +164,10 @@ def test_interpreter_cannot_run_libdevice_tanh():
     # the stub returns None, and tl.store is the first to notice
     with pytest.raises(
         TritonError, match=re.escape("TypeError(\"cannot convert None of type <class 'NoneType'> to tensor\")")
-    ):
+    ) as caught:
         launch(tanh_libdevice_kernel, fresh_randn(100))
+    raised_in = [frame.name for frame in traceback.extract_tb(caught.value.__cause__.__traceback__)]
+    assert "store" in raised_in  # tl.store found the None
 
 
 @pytest.mark.interpreter

@@ -98,6 +98,11 @@ def timings():
 
 # --8<-- [start:test-benchmark]
 @pytest.mark.gpu
+def test_the_tensor_is_far_beyond_l2():
+    assert N * 4 >= 10 * torch.cuda.get_device_properties(0).L2_cache_size
+
+
+@pytest.mark.gpu
 def test_fused_kernel_takes_less_than_three_quarters_of_eager_time():
     t = timings()
     assert t["triton"] < 0.75 * t["eager"]

@@ -1,0 +1,149 @@
+"""TP015: compute-sanitizer sees no overrun in a PyTorch tensor until the caching allocator is off.
+
+Run it: ``python snippets/debugging/compute_sanitizer.py`` (prints the commands), and on a GPU:
+``compute-sanitizer --tool memcheck python snippets/debugging/compute_sanitizer.py --overrun``
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import torch
+
+from triton_faq.backend import BACKEND, DEVICE, describe  # picks CUDA or the interpreter before Triton loads
+
+import triton
+import triton.language as tl
+import pytest
+
+from triton_faq.testing import assert_matches_float64, fresh_randn, poisoned
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+# --8<-- [start:pitfall]
+@triton.jit
+def sum_without_mask(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)  # OVERRUN: reads BLOCK elements, whatever the size of x
+    tl.store(out_ptr, tl.sum(x, axis=0))
+# --8<-- [end:pitfall]
+
+
+# --8<-- [start:fix]
+@triton.jit
+def sum_with_mask(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)
+    tl.store(out_ptr, tl.sum(x, axis=0))
+# --8<-- [end:fix]
+
+
+# --8<-- [start:overrun]
+N, BLOCK = 1000, 2048  # 1000 floats; the pitfall reads 2048 of them
+
+
+def overrun():
+    """The pitfall on 1000 floats: it reads past the end of x (run only on CUDA)."""
+    x = torch.ones(N, device=DEVICE)
+    out = torch.zeros(1, device=DEVICE)
+    sum_without_mask[(1,)](x, out, BLOCK=BLOCK)
+    torch.cuda.synchronize()
+    print("overrun kernel finished", flush=True)
+# --8<-- [end:overrun]
+
+
+# --8<-- [start:test-fix]
+@pytest.mark.parametrize("n", [1, 1000, 2048])
+def test_masked_sum_matches_float64(n):
+    x = fresh_randn(n)
+    out = poisoned(1)
+    sum_with_mask[(1,)](x, out, n, BLOCK=BLOCK)
+    assert_matches_float64(out, x.double().sum().reshape(1))
+# --8<-- [end:test-fix]
+
+
+# ---------------------------------------------------------------- on the GPU
+def find_sanitizer():
+    found = shutil.which("compute-sanitizer")
+    if found is None and Path("/usr/local/cuda/bin/compute-sanitizer").is_file():
+        found = "/usr/local/cuda/bin/compute-sanitizer"
+    if found is None:
+        pytest.skip("compute-sanitizer is not on PATH (it ships with the CUDA toolkit, in cuda/bin)")
+    return found
+
+
+def sanitize(**env):
+    """compute-sanitizer --tool memcheck python <this file> --overrun, in a child process."""
+    environ = {k: v for k, v in os.environ.items() if k != "PYTORCH_NO_CUDA_MEMORY_CACHING"}
+    result = subprocess.run(
+        [find_sanitizer(), "--tool", "memcheck", sys.executable, __file__, "--overrun"],
+        capture_output=True, text=True, timeout=540,
+        env={**environ, "PYTHONPATH": str(ROOT), **env},
+    )
+    return result.stdout + result.stderr
+
+
+def overrun_line() -> int:
+    lines = Path(__file__).read_text().splitlines()
+    return next(i for i, line in enumerate(lines, 1) if "# OVERRUN:" in line and "tl.load" in line)
+
+
+# --8<-- [start:test-gpu]
+@pytest.mark.gpu
+def test_gpu_the_overrun_goes_unnoticed_without_a_sanitizer():
+    result = subprocess.run([sys.executable, __file__, "--overrun"], capture_output=True, text=True,
+                            timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert result.returncode == 0, result.stderr
+    assert "overrun kernel finished" in result.stdout
+
+
+@pytest.mark.gpu
+def test_gpu_memcheck_reports_0_errors_with_the_caching_allocator():
+    report = sanitize()
+    assert "overrun kernel finished" in report
+    assert "ERROR SUMMARY: 0 errors" in report
+
+
+@pytest.mark.gpu
+def test_gpu_memcheck_reports_the_overrun_without_the_caching_allocator():
+    report = sanitize(PYTORCH_NO_CUDA_MEMORY_CACHING="1")
+    assert re.search(r"ERROR SUMMARY: [1-9]\d* errors?", report)
+    assert "Invalid __global__ read of size" in report
+
+
+@pytest.mark.gpu
+def test_gpu_memcheck_names_the_kernel():
+    report = sanitize(PYTORCH_NO_CUDA_MEMORY_CACHING="1")
+    assert re.search(r"at sum_without_mask\+0x[0-9a-f]+", report)
+
+
+@pytest.mark.gpu
+def test_gpu_memcheck_names_the_python_line_of_the_load():
+    report = sanitize(PYTORCH_NO_CUDA_MEMORY_CACHING="1")
+    assert f"{Path(__file__).name}:{overrun_line()}" in report
+# --8<-- [end:test-gpu]
+
+
+def main():
+    if "--overrun" in sys.argv:
+        if BACKEND != "cuda":
+            raise SystemExit("--overrun reads past the end of a tensor; run it on a CUDA GPU under compute-sanitizer")
+        overrun()
+        return
+    print(describe())
+    print("on a CUDA machine, compare:")
+    print("  compute-sanitizer --tool memcheck python snippets/debugging/compute_sanitizer.py --overrun")
+    print("  PYTORCH_NO_CUDA_MEMORY_CACHING=1 compute-sanitizer --tool memcheck "
+          "python snippets/debugging/compute_sanitizer.py --overrun")
+    x = fresh_randn(N)
+    out = poisoned(1)
+    sum_with_mask[(1,)](x, out, N, BLOCK=BLOCK)
+    print(f"masked sum of {N} floats: {out.item():.6f} (float64 reference {x.double().sum().item():.6f})")
+
+
+if __name__ == "__main__":
+    main()
