@@ -52,3 +52,10 @@ def test_different_non_prose_front_matter_is_reported(site_copy):
     page.write_text(page.read_text().replace("id: TP001", "id: TP999"))
     [problem] = parity.check(site_copy / "docs")
     assert "front matter" in problem and "TP999" in problem
+
+
+def test_a_missing_gpu_data_marker_is_reported(site_copy):
+    page = site_copy / "docs" / "zh" / PAGE
+    page.write_text(page.read_text().replace("<!-- gpu-data: masked-lanes -->", ""))
+    [problem] = parity.check(site_copy / "docs")
+    assert "generated-content markers [] differ" in problem and "gpu-data: masked-lanes" in problem

@@ -28,16 +28,54 @@ def gpu_evidence(name: str) -> Callable:
     return mark
 
 
-def label(en: str, zh: str) -> dict:
-    """A column label in both languages."""
-    return {"en": en, "zh": zh}
+def label(en: str, zh: str, key: str | None = None) -> dict:
+    """A column label in both languages; ``key`` names the column for checks and charts."""
+    column = {"en": en, "zh": zh}
+    if key is not None:
+        column["key"] = key
+    return column
 
 
-def table(columns: list[dict], rows: list[list], **extra) -> dict:
-    """Check and build an evidence table: every row as wide as the header."""
+MEMORY_BOUND_KEYS = ("p20_ms", "median_ms", "p80_ms", "gbps", "fraction_of_ceiling")
+"""Columns every memory-bound benchmark table carries, next to a ``ceiling_gbps`` of the same run."""
+
+
+def memory_bound_columns() -> list[dict]:
+    """The standard timing columns of a memory-bound benchmark, in both languages."""
+    return [
+        label("p20 ms", "p20 毫秒", "p20_ms"),
+        label("median ms", "中位数 毫秒", "median_ms"),
+        label("p80 ms", "p80 毫秒", "p80_ms"),
+        label("GB/s", "GB/s", "gbps"),
+        label("fraction of copy ceiling", "占拷贝上限的比例", "fraction_of_ceiling"),
+    ]
+
+
+def memory_bound_cells(timing: dict, bytes_moved: int, ceiling_gbps: float) -> list[float]:
+    """Cells for ``memory_bound_columns`` from a ``median_ms`` timing and the bytes one run moves."""
+    gbps = bytes_moved / (timing["median_ms"] * 1e-3) / 1e9
+    return [timing["p20_ms"], timing["median_ms"], timing["p80_ms"], gbps, gbps / ceiling_gbps]
+
+
+def table(columns: list[dict], rows: list[list], chart: dict | None = None, **extra) -> dict:
+    """Check and build an evidence table: every row as wide as the header.
+
+    ``chart={"x": key, "y": key, "series": key, "mark": key}`` asks the page for an SVG line chart
+    of column ``y`` against column ``x``, one line per value of column ``series``, with the rows
+    whose boolean column ``mark`` is true circled. Extra keywords (``ceiling_gbps``,
+    ``n_elements``...) are stored beside the table.
+    """
     for row in rows:
         if len(row) != len(columns):
             raise ValueError(f"row {row!r} has {len(row)} cells for {len(columns)} columns")
+    keys = {column.get("key") for column in columns}
+    if any(key in keys for key in MEMORY_BOUND_KEYS) and "ceiling_gbps" not in extra:
+        raise ValueError("a memory-bound table records the copy ceiling of its run as ceiling_gbps")
+    if chart is not None:
+        missing = {v for v in chart.values() if v is not None} - keys
+        if missing:
+            raise ValueError(f"chart names columns {sorted(missing)} that the table lacks")
+        extra["chart"] = chart
     return {"columns": columns, "rows": rows, **extra}
 
 

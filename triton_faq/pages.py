@@ -19,6 +19,7 @@ PROSE_KEYS = frozenset({"title", "description"})
 FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^\n`]*)$")
 HEADING = re.compile(r"^(?P<level>#{1,6})[ \t]+(?P<text>.*?)[ \t]*$")
 ANCHOR = re.compile(r"\{[ \t]*#(?P<anchor>[A-Za-z0-9_-]+)[ \t]*\}$")
+DATA_MARKER = re.compile(r"<!--\s*(?P<marker>(?:gpu-data|entry-list|gpu-test-runs)[^>]*?)\s*-->")
 INCLUDE = re.compile(r'^[ \t]*--8<--[ \t]+"(?P<path>[^":]+)(?::(?P<section>[A-Za-z0-9_-]+))?"[ \t]*$')
 
 
@@ -45,6 +46,7 @@ class Page:
     body_start: int  # 1-based line where the Markdown after the front matter starts
     headings: list[tuple[int, int, str, str | None]] = field(default_factory=list)  # line, level, text, anchor
     fences: list[Fence] = field(default_factory=list)
+    markers: list[str] = field(default_factory=list)  # generated-content markers, in order
 
     @property
     def anchors(self) -> list[str | None]:
@@ -84,6 +86,7 @@ def parse(path: Path, text: str | None = None) -> Page:
         if opening:
             index = _read_fence(page, lines, index, opening, number)
             continue
+        page.markers += [m["marker"] for m in DATA_MARKER.finditer(lines[index])]
         heading = HEADING.match(lines[index])
         if heading:
             level, text_ = len(heading["level"]), heading["text"]

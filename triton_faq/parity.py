@@ -1,7 +1,8 @@
 """Translation parity: the English and Chinese trees must have the same structure.
 
-Same files; on each pair of pages the same heading anchors, the same includes in the same
-order, the same code fences and the same non-prose front matter. Prose may differ freely.
+Same files; on each pair of pages the same heading anchors, the same includes and the same
+markers of generated content (``<!-- gpu-data: ... -->``) in the same order, the same code
+fences and the same non-prose front matter. Prose may differ freely.
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ def compare_pages(en_path: Path, zh_path: Path) -> list[str]:
         problems.append(f"{zh_path}: heading anchors {zh.anchors} differ from {en_path}: {en.anchors}")
     if en.includes != zh.includes:
         problems.append(f"{zh_path}: includes {zh.includes} differ from {en_path}: {en.includes}")
+    if en.markers != zh.markers:
+        problems.append(f"{zh_path}: generated-content markers {zh.markers} differ from {en_path}: {en.markers}")
     en_code = [(f.info, f.body) for f in en.fences if f.info.startswith("python") and not f.includes]
     zh_code = [(f.info, f.body) for f in zh.fences if f.info.startswith("python") and not f.includes]
     if en_code != zh_code:
