@@ -48,6 +48,53 @@ def render_table(evidence: dict, language: str) -> str:
     return "\n".join(lines)
 
 
+COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f")
+
+
+def render_chart(evidence: dict, language: str, width: int = 640, height: int = 320) -> str:
+    """An inline SVG line chart of the table: y against x (x as evenly spaced categories), a line per series."""
+    chart, columns = evidence["chart"], evidence["columns"]
+    index = {column.get("key"): i for i, column in enumerate(columns)}
+    x, y, series, mark = (index[chart[k]] if chart.get(k) else None for k in ("x", "y", "series", "mark"))
+    xs = sorted({row[x] for row in evidence["rows"]})
+    top = max(row[y] for row in evidence["rows"]) or 1
+    left, right, upper, lower = 60, 120, 20, 40
+    def px(value):
+        return left + (xs.index(value) + 0.5) * (width - left - right) / len(xs)
+    def py(value):
+        return upper + (1 - value / top) * (height - upper - lower)
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" role="img" '
+             f'class="gpu-chart" style="max-width:{width}px;width:100%">',
+             f'<line x1="{left}" y1="{py(0)}" x2="{width - right}" y2="{py(0)}" stroke="currentColor"/>',
+             f'<line x1="{left}" y1="{upper}" x2="{left}" y2="{py(0)}" stroke="currentColor"/>']
+    for tick in (0, top / 2, top):
+        parts.append(f'<text x="{left - 6}" y="{py(tick) + 4:.1f}" text-anchor="end" font-size="11" '
+                     f'fill="currentColor">{cell(float(tick), language)}</text>')
+    for value in xs:
+        parts.append(f'<text x="{px(value):.1f}" y="{py(0) + 16:.1f}" text-anchor="middle" font-size="11" '
+                     f'fill="currentColor">{cell(value, language)}</text>')
+    parts.append(f'<text x="{(left + width - right) / 2}" y="{height - 4}" text-anchor="middle" font-size="12" '
+                 f'fill="currentColor">{columns[x][language]}</text>')
+    parts.append(f'<text x="14" y="{upper - 6}" font-size="12" fill="currentColor">{columns[y][language]}</text>')
+    groups = sorted({row[series] for row in evidence["rows"]}) if series is not None else [None]
+    for number, group in enumerate(groups):
+        colour = COLOURS[number % len(COLOURS)]
+        rows = sorted((r for r in evidence["rows"] if series is None or r[series] == group), key=lambda r: r[x])
+        points = " ".join(f"{px(r[x]):.1f},{py(r[y]):.1f}" for r in rows)
+        parts.append(f'<polyline points="{points}" fill="none" stroke="{colour}" stroke-width="2"/>')
+        for r in rows:
+            radius = 6 if mark is not None and r[mark] else 3
+            fill = "none" if radius == 6 else colour
+            parts.append(f'<circle cx="{px(r[x]):.1f}" cy="{py(r[y]):.1f}" r="{radius}" fill="{fill}" stroke="{colour}" stroke-width="2"/>')
+        if series is not None:
+            legend_y = upper + 16 * number
+            parts.append(f'<rect x="{width - right + 10}" y="{legend_y}" width="10" height="10" fill="{colour}"/>')
+            parts.append(f'<text x="{width - right + 26}" y="{legend_y + 9}" font-size="11" fill="currentColor">'
+                         f'{columns[series][language]} {cell(group, language)}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
 def render(name: str, data: dict | None, language: str, entry_id: str) -> str:
     """The Markdown that replaces one marker: a captioned table per GPU, or a visible note."""
     text = TEXT[language]
@@ -59,7 +106,9 @@ def render(name: str, data: dict | None, language: str, entry_id: str) -> str:
     for _, result in measured:
         p = result["provenance"]
         caption = text["caption"].format(day=p["date"][:10], **p)
-        blocks.append(f"{render_table(result['evidence'][name], language)}\n\n*{caption}*\n")
+        evidence = result["evidence"][name]
+        chart = f"\n{render_chart(evidence, language)}\n" if "chart" in evidence else ""
+        blocks.append(f"{render_table(evidence, language)}\n{chart}\n*{caption}*\n")
     return "\n".join(blocks)
 
 

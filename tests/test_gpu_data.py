@@ -111,3 +111,38 @@ def test_the_last_gpu_run_is_rendered_or_visibly_missing():
            "counts": {"passed": 90, "failed": 0, "error": 0, "skipped": 7}}
     assert "| NVIDIA H200 | 2026-11-29 | 2.11 | 3.6.0 | 90 | 0 | 7 |" in runs_hook.render({"results": {"NVIDIA H200": run}}, "en")
     assert runs_hook.render(None, "zh").startswith('!!! warning "尚未在 GPU 上验证"')
+
+
+def test_a_chart_draws_one_line_per_series_and_circles_the_marked_point():
+    evidence = {
+        "columns": [{"en": "block", "zh": "block", "key": "block"}, {"en": "warps", "zh": "warps", "key": "w"},
+                    {"en": "GB/s", "zh": "GB/s", "key": "gbps"}, {"en": "tuned", "zh": "调优", "key": "tuned"}],
+        "rows": [[256, 4, 1000.0, False], [1024, 4, 3000.0, True], [256, 8, 1200.0, False], [1024, 8, 2900.0, False]],
+        "chart": {"x": "block", "y": "gbps", "series": "w", "mark": "tuned"},
+    }
+    svg = hook.render_chart(evidence, "en")
+    assert svg.startswith("<svg") and svg.endswith("</svg>")
+    assert svg.count("<polyline") == 2 and svg.count('r="6"') == 1
+    data = {"results": {"GPU": {**SAMPLE["results"]["NVIDIA H200"], "evidence": {"sweep": evidence}}}}
+    assert "<svg" in hook.fill("<!-- gpu-data: sweep -->", data, "zh", "TP010")
+
+
+def stored_tables():
+    for entry in entries.load(ROOT):
+        path = ROOT / entry.data
+        if path.exists():
+            for gpu, result in bench.read(path)["results"].items():
+                for name, evidence in result["evidence"].items():
+                    yield f"{entry.id}:{name}@{gpu}", evidence
+
+
+@pytest.mark.parametrize("name, evidence", list(stored_tables()) or [pytest.param(None, None, marks=pytest.mark.skip(
+    reason="no GPU data in data/ yet"))])
+def test_stored_tables_are_well_formed_and_memory_bound_ones_carry_their_ceiling(name, evidence):
+    width = len(evidence["columns"])
+    assert all(len(row) == width for row in evidence["rows"]), name
+    keys = [column.get("key") for column in evidence["columns"]]
+    if "gbps" in keys:
+        assert "fraction_of_ceiling" in keys and evidence["ceiling_gbps"] > 0, name
+        fractions = [row[keys.index("fraction_of_ceiling")] for row in evidence["rows"]]
+        assert all(0 < f < 1.5 for f in fractions), f"{name}: implausible fractions of the copy ceiling {fractions}"
