@@ -19,6 +19,8 @@ import triton
 import triton.language as tl
 import pytest
 
+from triton_faq.evidence import gpu_evidence, label, table
+
 
 # --8<-- [start:kernels]
 def wall_clock_bench(fn, quantiles):
@@ -135,6 +137,39 @@ def test_interpreter_autotunes_with_its_own_benchmarker():
     # every config was run 3 times by wall_clock_bench, then the best once more:
     assert torch.equal(x.cpu(), torch.full((100,), 7.0))
 # --8<-- [end:test-interpreter]
+
+
+RESOURCE_WORDS = re.compile(r"regist|shared|occupan|spill|smem", re.IGNORECASE)
+
+
+@gpu_evidence("print-autotuning-output")
+def observe_printed_lines():
+    """The first 20 lines the child process printed after the marker, with TRITON_PRINT_AUTOTUNING=1."""
+    _, tuned = run_with_print_autotuning()
+    return table([label("printed line", "打印的行")], [[line] for line in tuned.splitlines()[:20]])
+
+
+@gpu_evidence("print-autotuning-counts")
+def count_printed_lines():
+    """How much the same child process printed, and whether any of it names a resource."""
+    bare, tuned = run_with_print_autotuning()
+    lines = tuned.splitlines()
+    row = [
+        len(bare.splitlines()),
+        len(lines),
+        sum(line.startswith("Autotuning kernel") for line in lines),
+        sum(line.startswith("Triton autotuning for function") for line in lines),
+        sum(bool(RESOURCE_WORDS.search(line)) for line in lines),
+    ]
+    return table(
+        [label("lines, bare @triton.jit", "裸 @triton.jit 的行数"),
+         label("lines, @triton.autotune", "@triton.autotune 的行数"),
+         label('lines "Autotuning kernel …"', "“Autotuning kernel …” 行数"),
+         label('lines "Triton autotuning for function …"', "“Triton autotuning for function …” 行数"),
+         label("lines naming regist, shared, occupan, spill or smem",
+               "匹配 regist、shared、occupan、spill、smem 的行数")],
+        [row],
+    )
 
 
 def main():

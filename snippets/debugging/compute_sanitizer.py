@@ -19,6 +19,7 @@ import triton
 import triton.language as tl
 import pytest
 
+from triton_faq.evidence import gpu_evidence, label, table
 from triton_faq.testing import assert_matches_float64, fresh_randn, poisoned
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -126,6 +127,39 @@ def test_gpu_memcheck_names_the_python_line_of_the_load():
     report = sanitize(PYTORCH_NO_CUDA_MEMORY_CACHING="1")
     assert f"{Path(__file__).name}:{overrun_line()}" in report
 # --8<-- [end:test-gpu]
+
+
+def first_line(pattern, report):
+    """The first line of `report` matching `pattern`, without memcheck's "=========" prefix or our path."""
+    line = next((line for line in report.splitlines() if re.search(pattern, line)), "")
+    line = line.removeprefix("=========").strip().replace(str(ROOT) + os.sep, "")
+    return f"`` {line} ``" if line else ""  # __global__ must not become bold
+
+
+@gpu_evidence("sanitizer-summary")
+def observe_sanitizer_summary():
+    """memcheck's report on the overrun, with the caching allocator and without it."""
+    try:
+        find_sanitizer()
+    except pytest.skip.Exception as missing:  # a test skips; the bench must fail, saying why
+        raise RuntimeError(str(missing)) from None
+    rows = []
+    for no_caching in (False, True):
+        report = sanitize(PYTORCH_NO_CUDA_MEMORY_CACHING="1") if no_caching else sanitize()
+        rows.append([no_caching, "overrun kernel finished" in report, first_line(r"ERROR SUMMARY", report),
+                     first_line(r"Invalid __global__ read", report), first_line(r"at sum_without_mask\+0x", report),
+                     first_line(r"^=+\s+Address ", report), first_line(r"nearest allocation", report),
+                     f"{Path(__file__).name}:{overrun_line()}" in report])
+    return table(
+        [label("PYTORCH_NO_CUDA_MEMORY_CACHING=1", "PYTORCH_NO_CUDA_MEMORY_CACHING=1"),
+         label("the script finished", "脚本跑完了"), label("summary line", "汇总行"),
+         label("first invalid read", "第一条非法读取"), label("first line naming the kernel", "第一行点名内核的输出"),
+         label("first address line", "第一行地址说明"),
+         label("first line about the nearest allocation", "第一行关于最近分配的说明"),
+         label(f"names {Path(__file__).name}:{overrun_line()} (the tl.load)",
+               f"点出了 {Path(__file__).name}:{overrun_line()}（那行 tl.load）")],
+        rows,
+    )
 
 
 def main():

@@ -18,6 +18,7 @@ import triton
 import triton.language as tl
 import pytest
 
+from triton_faq.evidence import gpu_evidence, label, table
 from triton.runtime.errors import InterpreterError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -135,6 +136,32 @@ def test_gpu_jit_debug_true_makes_it_fire_without_the_variable():
     assert result.returncode != 0
     assert re.search(r"device-side assert triggered", result.stderr)
 # --8<-- [end:test-gpu]
+
+
+def first_line_with(text, output):
+    """The first line of `output` that contains `text`, without this repository's path; "" if none."""
+    line = next((line for line in output.splitlines() if text in line), "")
+    return f"`` {line.strip().replace(str(ROOT) + os.sep, '')} ``" if line else ""  # may hold a backtick
+
+
+@gpu_evidence("device-assert-outcomes")
+def observe_device_assert_outcomes():
+    """How a failing device assert ends in a child process on the GPU, per way of asking for debug mode."""
+    rows = []
+    cases = [("@triton.jit", "--plain", {}), ("@triton.jit + TRITON_DEBUG=1", "--plain", {"TRITON_DEBUG": "1"}),
+             ("@triton.jit(debug=True)", "--jit-debug", {})]
+    for how, mode, env in cases:
+        result = run_child(mode, **env)
+        rows.append([f"`{how}`", result.returncode, first_line_with("kernel finished", result.stdout),
+                     first_line_with("Assertion", result.stdout + result.stderr),
+                     first_line_with("device-side assert", result.stderr)])
+    return table(
+        [label("debug mode", "调试模式"), label("return code", "返回码"),
+         label("stdout: kernel finished", "stdout：kernel finished"),
+         label("first line quoting the assertion (stdout, stderr)", "第一行引用断言的输出（stdout、stderr）"),
+         label("first stderr line with \"device-side assert\"", "stderr 中第一行含 \"device-side assert\" 的")],
+        rows,
+    )
 
 
 CHILD_MODES = ("--plain", "--jit-debug")

@@ -6,6 +6,7 @@ Run it: ``python snippets/debugging/device_print.py``
 
 import os
 import re
+import statistics
 import subprocess
 import sys
 import time
@@ -19,6 +20,7 @@ import triton
 import triton.language as tl
 import pytest
 
+from triton_faq.evidence import gpu_evidence, label, table
 from triton.compiler.errors import CompilationError
 from triton.runtime.errors import InterpreterError
 
@@ -169,6 +171,32 @@ def test_gpu_a_kernel_that_prints_is_at_least_ten_times_slower():
 # --8<-- [end:test-gpu]
 
 
+@gpu_evidence("device-print-output")
+def observe_device_print_output():
+    """The first lines the child prints for 2 programs x 32 offsets (num_warps=1), and how many in all."""
+    lines = run_child("--print-all").stdout.splitlines()
+    return table(
+        [label("line", "行"),
+         label(f"stdout: the first 8 of {len(lines)} lines", f"stdout：共 {len(lines)} 行中的前 8 行")],
+        [[i, f"`{line}`"] for i, line in enumerate(lines[:8], 1)],
+        lines_in_all=len(lines),
+    )
+
+
+@gpu_evidence("device-print-timing")
+def observe_device_print_timing():
+    """Median wall time of launch + synchronize with and without a print of 8192 values, from the child."""
+    timings = dict(line.split() for line in run_child("--time-print").stderr.splitlines()
+                   if line.startswith(("with-print", "without-print")))
+    with_print, without_print = float(timings["with-print"]), float(timings["without-print"])
+    return table(
+        [label("PRINT", "PRINT"), label("median ms per launch + synchronize (20 launches)",
+                                        "每次启动加同步的中位数 毫秒（20 次启动）"),
+         label("times the kernel without the print", "是不打印版本的倍数")],
+        [[True, with_print * 1e3, with_print / without_print], [False, without_print * 1e3, 1.0]],
+    )
+
+
 CHILD_MODES = ("--print-all", "--print-pid0", "--print-scalars", "--time-print")
 
 
@@ -196,15 +224,17 @@ def double(x_ptr, out_ptr, n, BLOCK: tl.constexpr, PRINT: tl.constexpr):
 
 
 def seconds_per_launch(with_print, n=8 * 1024, repeats=20):
-    """Mean wall time of one launch + synchronize (8 programs of 1024; printing 8192 lines)."""
+    """Median wall time of one launch + synchronize (8 programs of 1024; printing 8192 lines)."""
     x, out = torch.ones(n, device=DEVICE), torch.empty(n, device=DEVICE)
     double[(8,)](x, out, n, BLOCK=1024, PRINT=with_print)  # compile and warm up
     torch.cuda.synchronize()
-    start = time.perf_counter()
+    times = []
     for _ in range(repeats):
+        start = time.perf_counter()
         double[(8,)](x, out, n, BLOCK=1024, PRINT=with_print)
         torch.cuda.synchronize()
-    return (time.perf_counter() - start) / repeats
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
 # --8<-- [end:timing]
 
 

@@ -12,6 +12,7 @@ import triton
 import triton.language as tl
 import pytest
 
+from triton_faq.evidence import gpu_evidence, label, median_ms, table
 from triton_faq.testing import assert_matches_float64, fresh_randn, poisoned
 
 
@@ -149,6 +150,24 @@ def bits(t):
     return t.view(torch.int32).cpu()
 
 
+@triton.jit
+def count_own_slot(slots_ptr):
+    tl.store(slots_ptr + tl.program_id(0), 1.0)  # each program writes only its own slot
+
+
+def count_two_pass(n_programs):
+    """The counter without atomics: one slot per program, then one program adds the slots."""
+    slots = poisoned(n_programs)
+    out = poisoned(1)
+    count_own_slot[(n_programs,)](slots)
+    sum_partials[(1,)](slots, out, n_programs, BLOCK=triton.next_power_of_2(n_programs))
+    return int(out.item())
+
+
+def test_two_pass_counter_is_exact():
+    assert count_two_pass(300) == 300
+
+
 # --8<-- [start:test-sums]
 def test_atomic_float_sum_matches_float64():
     x = fresh_randn(3000).abs()  # positive, so the relative error of the sum stays small
@@ -189,6 +208,67 @@ def test_triton_3_6_docstring_of_atomic_add_documents_atomicity():
     doc = " ".join(tl.atomic_add.__doc__.split())
     assert "Performs an atomic add at the memory location specified by :code:`pointer`." in doc
 # --8<-- [end:test-docs]
+
+
+N_PROGRAMS = 4096  # as in test_gpu_racy_counter_loses_updates
+RUNS = 20
+
+
+@gpu_evidence("counter-race")
+def observe_counter_race():
+    """4096 programs each add 1 to one counter, 20 times per implementation; and the time of one run."""
+    counter = torch.zeros(1, dtype=torch.int32, device=DEVICE)
+    slots = torch.empty(N_PROGRAMS, dtype=torch.float32, device=DEVICE)
+    total = torch.empty(1, dtype=torch.float32, device=DEVICE)
+
+    def two_pass_launches():
+        count_own_slot[(N_PROGRAMS,)](slots)
+        sum_partials[(1,)](slots, total, N_PROGRAMS, BLOCK=triton.next_power_of_2(N_PROGRAMS))
+
+    implementations = {
+        "load_add_store": (lambda: count(count_racy, N_PROGRAMS), lambda: count_racy[(N_PROGRAMS,)](counter)),
+        "atomic_add": (lambda: count(count_atomic, N_PROGRAMS), lambda: count_atomic[(N_PROGRAMS,)](counter)),
+        "two_pass": (lambda: count_two_pass(N_PROGRAMS), two_pass_launches),
+    }
+    rows = []
+    for name, (run, launches) in implementations.items():
+        results = [run() for _ in range(RUNS)]
+        timing = median_ms(launches)
+        rows.append([name, N_PROGRAMS, min(results), max(results), len(set(results)),
+                     all(r == N_PROGRAMS for r in results), timing["median_ms"]])
+    columns = [label("implementation", "实现", "implementation"), label("expected count", "应得计数", "expected"),
+               label(f"min of {RUNS} runs", f"{RUNS} 次中的最小值", "min"),
+               label(f"max of {RUNS} runs", f"{RUNS} 次中的最大值", "max"),
+               label("distinct results", "不同结果个数", "distinct"),
+               label("all correct", "全部正确", "all_correct"),
+               label("median ms per run", "每次运行的中位数毫秒", "run_median_ms")]
+    return table(columns, rows, n_programs=N_PROGRAMS, runs=RUNS)
+
+
+N_FLOATS = 2**16  # as in test_gpu_atomic_float_sum_changes_bits_between_runs
+SUM_BLOCK = 32
+
+
+@gpu_evidence("float-sum-reproducibility")
+def observe_float_sum_reproducibility():
+    """The same 2**16 floats summed 20 times by each method: how many different bit patterns, how far from float64."""
+    x = fresh_randn(N_FLOATS)
+    reference = x.double().sum().item()
+    implementations = {
+        "atomic_add_sum": lambda: total_atomic(x, SUM_BLOCK),
+        "two_pass_sum": lambda: total_two_pass(x, SUM_BLOCK),
+        "torch_sum": lambda: x.sum().reshape(1),
+    }
+    rows = []
+    for name, run in implementations.items():
+        results = [run() for _ in range(RUNS)]
+        patterns = {int(bits(r)) for r in results}
+        error = max(abs(r.item() - reference) for r in results)
+        rows.append([name, RUNS, len(patterns), error])
+    columns = [label("implementation", "实现", "implementation"), label("runs", "运行次数", "runs"),
+               label("distinct bit patterns", "不同的二进制位模式个数", "distinct_bits"),
+               label("max abs difference from float64", "与 float64 的最大绝对差", "max_abs_difference")]
+    return table(columns, rows, n_elements=N_FLOATS, block=SUM_BLOCK, float64_sum=reference)
 
 
 def main():

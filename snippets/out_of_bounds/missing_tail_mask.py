@@ -15,6 +15,7 @@ import triton
 import triton.language as tl
 import pytest
 
+from triton_faq.evidence import gpu_evidence, label, table
 from triton_faq.testing import assert_matches_float64, fresh_randn, poisoned
 
 
@@ -104,6 +105,26 @@ def test_fix_matches_float64_and_leaves_the_neighbours_alone(n):
     assert_matches_float64(outbuf[:n], x.double() + 1)
     assert torch.isnan(outbuf[n:]).all()
 # --8<-- [end:test-fix]
+
+
+@gpu_evidence("tail-overrun")
+def observe_tail_overrun():
+    """What each kernel leaves in outbuf[N:] on the GPU (NaN before; xbuf[N:] holds 1000, 1001, ...)."""
+    rows = []
+    cases = [("add_one_pitfall", add_one_pitfall, n) for n in (10, 13, 16)]
+    cases += [("add_one_load_masked", add_one_load_masked, 10), ("add_one", add_one, 10)]
+    for name, kernel, n in cases:
+        x, xbuf, outbuf = guarded_launch(kernel, n=n, block_size=8)
+        after = outbuf[n:].cpu()
+        written = int((~torch.isnan(after)).sum())
+        rows.append([f"`{name}`", n, 8, triton.cdiv(n, 8) * 8 - n, [str(v) for v in after[:8].tolist()], written])
+    return table(
+        [label("kernel", "内核"), label("N", "N"), label("BLOCK_SIZE", "BLOCK_SIZE"),
+         label("offsets of the last block past N", "最后一个块越过 N 的偏移数"),
+         label("outbuf[N:N+8] after the launch", "启动后的 outbuf[N:N+8]"),
+         label("elements of outbuf[N:] no longer NaN", "outbuf[N:] 中不再是 NaN 的元素数")],
+        rows,
+    )
 
 
 def main():

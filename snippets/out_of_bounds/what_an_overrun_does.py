@@ -27,6 +27,8 @@ import triton
 import triton.language as tl
 import pytest
 
+from triton_faq.evidence import gpu_evidence, label, table
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -142,6 +144,39 @@ def test_cuda_launch_blocking_reports_it_at_the_launch_line():
     assert lines[0] == "failed at: copy_at[(1,)](x, out, offset, BLOCK=BLOCK)"
     assert CUDA_ERROR.search(child.stdout), child.stdout
 # --8<-- [end:test-gpu-far]
+
+
+def after(prefix: str, lines: list[str]) -> str:
+    """What follows `prefix` on the first line that starts with it, or "" when no line does."""
+    return next((line.removeprefix(prefix) for line in lines if line.startswith(prefix)), "")
+
+
+def code(text: str) -> str:
+    """`text` as inline code for a table cell (a captured line may hold brackets or a backtick)."""
+    return f"`` {text} ``" if text else ""
+
+
+@gpu_evidence("overrun-outcomes")
+def observe_overrun_outcomes():
+    """How each overrun ends in a child process on the GPU, with and without CUDA_LAUNCH_BLOCKING=1."""
+    rows = []
+    for distance, offset in [("near", code(f"NEAR = {NEAR}")), ("far", code(f"FAR = {FAR}"))]:
+        for blocking in [False, True]:
+            child = run_child(distance, CUDA_LAUNCH_BLOCKING="1") if blocking else run_child(distance)
+            lines = child.stdout.splitlines()
+            failed_at = after("failed at: ", lines)
+            runtime_error = after("is a RuntimeError: ", lines)
+            rows.append([offset, blocking, child.returncode, "launch returned" in lines,
+                         "finished without an error" in lines, code(failed_at),
+                         runtime_error == "True" if runtime_error else "", code(after("error: ", lines))])
+    return table(
+        [label("offset (elements)", "偏移（元素数）"), label("CUDA_LAUNCH_BLOCKING=1", "CUDA_LAUNCH_BLOCKING=1"),
+         label("return code", "返回码"), label("printed \"launch returned\"", "打印了 \"launch returned\""),
+         label("printed \"finished without an error\"", "打印了 \"finished without an error\""),
+         label("failed at", "出错的语句"), label("a RuntimeError", "是 RuntimeError"),
+         label("error text (first line)", "错误信息（第一行）")],
+        rows,
+    )
 
 
 def main(argv=None):

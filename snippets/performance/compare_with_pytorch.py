@@ -17,6 +17,8 @@ import triton.language as tl
 import triton.testing
 import pytest
 
+from triton_faq.evidence import (copy_ceiling_gbps, gpu_evidence, label, median_ms, memory_bound_cells,
+                                 memory_bound_columns, table)
 from triton_faq.testing import assert_matches_float64, fresh_randn, poisoned
 
 
@@ -119,6 +121,31 @@ def test_eager_reaches_less_than_60_percent_of_copy_bandwidth():
     t = timings()
     assert gbps(t["eager"]) < 0.6 * gbps(t["copy"])
 # --8<-- [end:test-benchmark]
+
+
+@gpu_evidence("fused-vs-eager")
+def fused_vs_eager():
+    """The fused kernel, eager PyTorch and torch.compile of the same function on 2**28 float32."""
+    ceiling = copy_ceiling_gbps()
+    x = torch.randn(N, device="cuda")
+    y = torch.empty_like(x)
+    compiled = torch.compile(scale_shift_eager, fullgraph=True)  # a graph break or compile error raises
+    expected = scale_shift_eager(x)
+    if not torch.equal(compiled(x), expected):  # the first call compiles, outside the timing
+        raise AssertionError("torch.compile of x * 2 + 1 gave a different result from eager")
+    candidates = [
+        ("triton fused", lambda: scale_shift_triton(x, y)),
+        ("torch eager", lambda: scale_shift_eager(x)),
+        ("torch.compile", lambda: compiled(x)),
+    ]
+    bytes_moved = 2 * N * 4  # the least any implementation must move: read x once, write y once
+    rows = [[name, *memory_bound_cells(median_ms(fn), bytes_moved, ceiling)] for name, fn in candidates]
+    return table(
+        [label("implementation", "实现", "implementation"), *memory_bound_columns()],
+        rows,
+        ceiling_gbps=ceiling,
+        n_elements=N,
+    )
 
 
 def main():

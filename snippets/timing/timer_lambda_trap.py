@@ -16,6 +16,7 @@ import triton
 import triton.language as tl
 import pytest
 
+from triton_faq.evidence import copy_ceiling_gbps, gpu_evidence, label, table
 from triton_faq.testing import assert_matches_float64, fresh_randn, poisoned
 
 
@@ -173,6 +174,49 @@ def test_fix_the_timed_callable_computes_the_right_result(n):
     timed_axpb(x, out)
     assert_matches_float64(out, 2.0 * x.double() + 1.0)
 # --8<-- [end:test-fix]
+
+
+@gpu_evidence("launch-return-value")
+def observe_launch_return_value():
+    """What a compiled launch returns, and what the timer says when handed it."""
+    x = torch.zeros(8, device=DEVICE)
+    ret = add_one[(1,)](x, 8, BLOCK=8)
+    try:
+        GpuTimer().measure(ret)
+    except TypeError as error:
+        refusal = f"{type(error).__name__}: {error}"
+    else:
+        raise AssertionError(f"GpuTimer().measure accepted {ret!r}")
+    rows = [
+        ["type(ret)", f"{type(ret).__module__}.{type(ret).__qualname__}"],
+        ["isinstance(ret, triton.compiler.CompiledKernel)", isinstance(ret, triton.compiler.CompiledKernel)],
+        ["callable(ret)", callable(ret)],
+        ["GpuTimer().measure(ret)", refusal],
+        ["sorted(set(x.tolist()))", sorted(set(x.tolist()))],
+    ]
+    return table([label("expression", "表达式"), label("value on the GPU", "GPU 上的值")], rows)
+
+
+@gpu_evidence("timer-forms")
+def measure_three_forms():
+    """GpuTimer's median for the three forms on a kernel reading and writing 1 GiB, next to PyTorch."""
+    ceiling = copy_ceiling_gbps()
+    x = torch.zeros(2**28, device=DEVICE)  # 1 GiB, far beyond the 60 MB L2
+    bytes_moved = 2 * x.numel() * x.element_size()  # read and written by every launch
+    callables = dict(three_forms(x))
+    callables["PyTorch eager: lambda: x.add_(1)"] = lambda: x.add_(1)
+    rows = []
+    for form, fn in callables.items():
+        ms = GpuTimer().measure(fn)
+        gbps = bytes_moved / (ms * 1e-3) / 1e9
+        rows.append([form, ms, gbps, gbps / ceiling])
+    return table(
+        [label("callable", "可调用对象", "form"), label("GpuTimer median ms", "GpuTimer 中位数 毫秒", "median_ms"),
+         label("GB/s", "GB/s", "gbps"), label("fraction of copy ceiling", "占拷贝上限的比例", "fraction_of_ceiling")],
+        rows,
+        ceiling_gbps=ceiling,
+        n_elements=x.numel(),
+    )
 
 
 def main():

@@ -1,0 +1,64 @@
+"""Give each language its own search index, so each language's search finds its own pages.
+
+mkdocs-static-i18n merges every language into one index at ``search/search_index.json``, built
+with one word separator, and every page loads it. After the whole build this hook writes the
+Chinese entries to ``zh/search/search_index.json`` (Chinese text segmented by jieba, split on
+the zero-width spaces it inserts and on Chinese punctuation) and keeps only the English ones in
+the root index; Chinese pages are pointed at their own index through Material's ``base``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from mkdocs.plugins import event_priority
+
+SEPARATOR = {
+    "en": r"[\s\-_,:;!=\[\]()\"'`/|<>{}]+|\.(?!\d)",
+    "zh": r"[\s\u200b\-_,:;!=\[\]()\"'`/|<>{}，。：；！？、（）《》“”‘’]+|\.(?!\d)",
+}
+BASE = re.compile(r'("base": ")([^"]*)(")')
+
+
+def split(index: dict, other: str = "zh") -> dict[str, dict]:
+    """{language: index} from one merged index whose other-language locations start with ``other/``."""
+    prefix = f"{other}/"
+    default = [doc for doc in index["docs"] if not doc["location"].startswith(prefix)]
+    translated = [dict(doc, location=doc["location"][len(prefix):]) for doc in index["docs"]
+                  if doc["location"].startswith(prefix)]
+    config = {key: value for key, value in index["config"].items() if key not in ("lang", "separator")}
+    return {
+        "en": {"config": {**config, "lang": ["en"], "separator": SEPARATOR["en"]}, "docs": default},
+        other: {"config": {**config, "lang": [other], "separator": SEPARATOR[other]}, "docs": translated},
+    }
+
+
+def one_level_up(base: str) -> str:
+    """The ``base`` of a page one folder nearer its root: '../../..' -> '../..', '..' -> '.'."""
+    parts = [part for part in base.split("/") if part not in ("", ".")]
+    if not parts or parts[-1] != "..":
+        raise ValueError(f"unexpected Material base {base!r} on a translated page")
+    return "/".join(parts[:-1]) or "."
+
+
+def point_at_own_index(html: str) -> str:
+    return BASE.sub(lambda m: m[1] + one_level_up(m[2]) + m[3], html, count=1)
+
+
+@event_priority(-200)  # after mkdocs-static-i18n (-100) has built every language and merged the index
+def on_post_build(config):
+    i18n = config.plugins.get("i18n")
+    if i18n is None or i18n.building:  # a nested per-language build; the final pass comes later
+        return
+    site = Path(config["site_dir"])
+    merged = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    for language, index in split(merged).items():
+        target = site / ("" if language == "en" else language) / "search" / "search_index.json"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(json.dumps(index, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+    for page in (site / "zh").rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        if '"base": "' in html:
+            page.write_text(point_at_own_index(html), encoding="utf-8")
