@@ -200,8 +200,8 @@ def measure_timing_methods():
             rows.append([n, method, ms, gbps, gbps / ceiling])
     return table(
         [label("elements (float32)", "元素数（float32）", "n_elements"), label("method", "计时方法", "method"),
-         label("ms", "毫秒", "ms"), label("implied GB/s", "折合 GB/s", "gbps"),
-         label("fraction of copy ceiling", "占拷贝上限的比例", "fraction_of_ceiling")],
+         label("ms", "毫秒", "ms"), label("implied GB/s", "折合 GB/s", "implied_gbps"),
+         label("implied fraction of copy ceiling", "折合占拷贝上限的比例", "implied_fraction_of_ceiling")],
         rows,
         ceiling_gbps=ceiling,
     )
