@@ -1,0 +1,73 @@
+"""The error index gate: every message an entry claims is produced by that entry's own code."""
+
+import importlib.util
+
+import pytest
+
+from conftest import ROOT
+from triton_faq import backend, errors
+
+CLAIMED, PROBLEMS = errors.load(ROOT)
+
+
+def test_claimed_errors_are_well_formed():
+    assert PROBLEMS == []
+
+
+def marks(error):
+    return {"cuda": [pytest.mark.gpu], "interpreter": [pytest.mark.interpreter]}.get(error.backend, [])
+
+
+@pytest.mark.parametrize("error", [pytest.param(e, marks=marks(e), id=e.name) for e in CLAIMED])
+def test_the_entry_produces_the_message_it_claims(error):
+    text = errors.reproduce(ROOT, error)
+    assert error.message in text, f"{error.name}: '{error.message}' not in what {error.reproduce}() produced:\n{text}"
+    assert error.fingerprint.search(text), f"{error.name}: fingerprint /{error.fingerprint.pattern}/ does not match"
+
+
+def test_a_claim_the_pitfall_does_not_produce_fails(tmp_path):
+    snippet = tmp_path / "snippets" / "topic" / "question.py"
+    snippet.parent.mkdir(parents=True)
+    snippet.write_text("def reproduce():\n    raise ValueError('a different message')\n")
+    entry = errors.entries_module.Entry("TP999", "docs/en/topic/question.md", snippet.relative_to(tmp_path))
+    claimed = errors.ClaimedError(entry, "arange's range must be a power of 2",
+                                  errors.re.compile("arange's range"), "compile", "any", "reproduce")
+    text = errors.reproduce(tmp_path, claimed)
+    assert "a different message" in text and claimed.message not in text
+
+
+def test_badly_written_claims_are_reported():
+    entry = errors.entries_module.Entry("TP999", "docs/en/x/y.md", "snippets/x/y.py")
+    problems = errors._check(entry, {"message": "boom 12", "fingerprint": "bang", "where": "later",
+                                     "backend": "any", "reproduce": "f"}, 0)
+    assert "docs/en/x/y.md: errors[0]: where 'later' is not one of compile, launch, interpreter, runtime" in problems
+    assert "docs/en/x/y.md: errors[0]: fingerprint does not match its own message" in problems
+
+
+spec = importlib.util.spec_from_file_location("error_index_hook", ROOT / "hooks" / "error_index.py")
+hook = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(hook)
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_the_error_page_lists_every_claimed_message_with_a_link(language):
+    page = hook.render(ROOT, language)
+    for error in CLAIMED:
+        assert error.message.replace("|", "\\|") in page
+        assert f"({error.entry.page.relative_to('docs/en').as_posix()})" in page
+
+
+def test_the_backend_in_this_run_is_known():
+    assert backend.BACKEND in ("cuda", "interpreter")
+
+
+claimed_spec = importlib.util.spec_from_file_location("claimed_errors_hook", ROOT / "hooks" / "claimed_errors.py")
+claimed_hook = importlib.util.module_from_spec(claimed_spec)
+claimed_spec.loader.exec_module(claimed_hook)
+
+
+def test_an_entry_shows_the_messages_it_answers_under_its_title():
+    page = "---\n---\n# Title\n\nBody\n"
+    out = claimed_hook.insert(page, [{"message": "boom: 42", "where": "compile"}], "zh")
+    assert out.index("# Title") < out.index('!!! bug "本条目解答的报错信息"') < out.index("Body")
+    assert "    - `boom: 42` (编译时)" in out
