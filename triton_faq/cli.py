@@ -13,6 +13,9 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     bench = commands.add_parser("bench", help="run every snippet's GPU evidence and write data/ (needs a CUDA GPU)")
     bench.add_argument("--only", metavar="ENTRY", help="one entry: an ID (TP001) or topic/question")
+    explain = commands.add_parser("explain", help="find the entry for an error message, a traceback or an ID")
+    explain.add_argument("text", nargs="*", help="the message or ID; without it, read standard input")
+    explain.add_argument("--lang", choices=("en", "zh"), help="language of the answer (default: from the locale)")
     commands.add_parser("backend", help="print the backend, GPU and versions that tests would use")
     commands.add_parser("parity", help="compare the English and Chinese pages")
     args = parser.parse_args(argv)
@@ -21,6 +24,8 @@ def main(argv: list[str] | None = None) -> int:
         from .bench import run
 
         return run(ROOT, args.only)
+    if args.command == "explain":
+        return run_explain(args)
     if args.command == "backend":
         from .backend import describe
 
@@ -33,6 +38,26 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(problems) or "parity: English and Chinese pages match")
         return 1 if problems else 0
     return 2
+
+
+def run_explain(args) -> int:
+    from .explain import ExplainError, decode, default_language, explain
+
+    if args.text:
+        data = " ".join(args.text).encode("utf-8", "surrogateescape")
+    elif sys.stdin is None or sys.stdin.isatty():
+        data = b""
+    else:
+        data = sys.stdin.buffer.read(MAX_READ)
+    try:
+        print(explain(decode(data), args.lang or default_language()))
+    except ExplainError as error:
+        print(f"triton-faq explain: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+MAX_READ = (1 << 20) + 1  # one byte past the limit, so a larger input is recognised without reading it all
 
 
 if __name__ == "__main__":

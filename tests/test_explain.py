@@ -1,0 +1,72 @@
+"""`triton-faq explain`: pasted messages, tracebacks and IDs lead to their entry; bad input gets one line."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+from triton_faq import errors
+from triton_faq.explain import default_language, explain
+
+CLAIMED, _ = errors.load(ROOT)
+NOISE = "\n".join(f'  File "/site-packages/lib/module_{i}.py", line {i}, in call_{i}' for i in range(200))
+
+
+def cli(*args, stdin=b""):
+    env = {k: v for k, v in os.environ.items() if k not in ("LANG", "LC_ALL", "LC_MESSAGES")}
+    return subprocess.run([sys.executable, "-m", "triton_faq", "explain", *args], input=stdin,
+                          capture_output=True, cwd=ROOT, env=env, timeout=120)
+
+
+def test_an_id_prints_the_entry_with_its_short_answer_fix_and_link():
+    out = explain("TP001", "en")
+    assert out.startswith("TP001 · tl.max returns 0")
+    assert "Short answer:" in out and "def row_stats(" in out
+    assert "docs/en/garbage-values/masked-load-without-other.md" in out
+
+
+def test_chinese_on_request():
+    out = explain("tp001", "zh")
+    assert "一句话答案" in out and "docs/zh/garbage-values/masked-load-without-other.md" in out
+
+
+@pytest.mark.parametrize("error", CLAIMED, ids=lambda e: e.name)
+def test_a_long_traceback_ending_in_a_claimed_message_finds_its_entry(error):
+    traceback = f"Traceback (most recent call last):\n{NOISE}\nSomeError: {error.message}\n"
+    out = explain(traceback, "en")
+    assert out.startswith(f"{error.entry.id} ·") or f"\n{error.entry.id} ·" in out.split("-" * 60)[0]
+
+
+def test_fuzzy_matching_offers_up_to_three_candidates():
+    out = explain("my tl.max is zero after a masked load", "en")
+    assert out.startswith("Not sure; the closest entries:")
+    assert out.count(" · ") <= 3 and "TP001 ·" in out
+
+
+@pytest.mark.parametrize("args, stdin, message", [
+    ((), b"", "nothing to explain"),
+    ((), b"\x00\x01\x02binary", "the input is binary"),
+    ((), b"x" * (10 << 20), "the input is larger than 1 MiB"),
+    (("TP999",), b"", "no entry TP999"),
+    (("zzzz qqqq",), b"", "no entry matches this text"),
+])
+def test_bad_input_gets_one_clear_line_and_exit_1(args, stdin, message):
+    result = cli(*args, stdin=stdin)
+    assert result.returncode == 1
+    stderr = result.stderr.decode()
+    assert stderr.count("\n") == 1 and stderr.startswith(f"triton-faq explain: {message}")
+    assert "Traceback" not in stderr and result.stdout == b""
+
+
+def test_stdin_is_read_when_no_text_is_given():
+    result = cli(stdin=b"TP001\n")
+    assert result.returncode == 0 and result.stdout.decode().startswith("TP001 ·")
+
+
+@pytest.mark.parametrize("environ, language", [
+    ({}, "en"), ({"LANG": "zh_CN.UTF-8"}, "zh"), ({"LANG": "zh_CN.UTF-8", "LC_ALL": "C"}, "en"),
+])
+def test_the_default_language_follows_the_locale(environ, language):
+    assert default_language(environ) == language
