@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from triton_faq.pages import inline_code
+
 H1 = re.compile(r"^# .*$", re.MULTILINE)
 TITLE = {"en": "Error messages this entry answers", "zh": "本条目解答的报错信息"}
 WHERE = {
@@ -16,15 +18,11 @@ WHERE = {
 }
 
 
-def code(text: str) -> str:
-    """Inline code that survives backticks inside the text."""
-    return f"`` {text} ``" if "`" in text else f"`{text}`"
-
 
 def render(claimed: list[dict], language: str) -> str:
     lines = [f'!!! bug "{TITLE[language]}"']
     for item in claimed:
-        lines.append(f"    - {code(item['message'])} ({WHERE[language][item['where']]})")
+        lines.append(f"    - {inline_code(item['message'])} ({WHERE[language][item['where']]})")
     return "\n".join(lines) + "\n"
 
 

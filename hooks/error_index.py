@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from triton_faq import errors
-from triton_faq.pages import parse
+from triton_faq.pages import inline_code, parse
 
 MARKER = "<!-- error-index -->"
+
 GROUPS = {
     "en": {"compile": "At compile time", "launch": "At launch", "interpreter": "In the interpreter",
            "runtime": "From the CUDA runtime"},
@@ -30,7 +31,7 @@ def render(root: Path, language: str) -> str:
             relative = error.entry.page.relative_to("docs/en")
             title = parse(root / "docs" / language / relative).front_matter["title"]
             message = error.message.replace("|", "\\|")
-            lines.append(f"| `{message}` | `{error.entry.id}` [{title}]({relative.as_posix()}) |")
+            lines.append(f"| {inline_code(message)} | `{error.entry.id}` [{title}]({relative.as_posix()}) |")
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks) + "\n"
 

@@ -31,7 +31,7 @@ def test_a_changed_snippet_makes_its_data_stale(tmp_path):
                                                   "snippet_sha256": entries.code_hash(tmp_path, TP001.snippet)},
                                    "evidence": {}}
     bench.write_atomically(tmp_path / TP001.data, data)
-    assert bench.stale(tmp_path) == []
+    assert not [p for p in bench.stale(tmp_path) if "Test GPU" in p]
     with open(tmp_path / TP001.snippet, "a") as snippet:
         snippet.write("\n# an edit\n")
     problems = bench.stale(tmp_path)

@@ -26,10 +26,10 @@ FUZZY_THRESHOLD = 0.35
 
 LABELS = {
     "en": {"matched": "matches", "short": "Short answer", "fix": "The fix", "more": "Read more",
-           "unsure": "Not sure; the closest entries:", "where": {"compile": "compile time", "launch": "launch",
+           "unsure": "Not sure; the closest entries:", "several": "Several entries answer this message:", "where": {"compile": "compile time", "launch": "launch",
            "interpreter": "interpreter", "runtime": "CUDA runtime"}},
     "zh": {"matched": "匹配", "short": "一句话答案", "fix": "修复方法", "more": "详见",
-           "unsure": "不太确定；最接近的条目：", "where": {"compile": "编译时", "launch": "启动时",
+           "unsure": "不太确定；最接近的条目：", "several": "有几个条目都解答这条报错：", "where": {"compile": "编译时", "launch": "启动时",
            "interpreter": "解释器", "runtime": "CUDA 运行时"}},
 }
 
@@ -163,7 +163,7 @@ def explain(text: str, language: str, root: Path = entries_module.ROOT) -> str:
     confident = matches[0].score >= 100 and (len(matches) == 1 or matches[1].score < matches[0].score)
     if confident:
         return render(matches[0], root, language)
-    parts = [LABELS[language]["unsure"], ""]
+    parts = [LABELS[language]["several" if matches[0].score >= 100 else "unsure"], ""]
     for match in matches[:3]:
         parts += [render(match, root, language), "", "-" * 60, ""]
     return "\n".join(parts[:-3])

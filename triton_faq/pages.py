@@ -132,3 +132,8 @@ def section_exists(root: Path, path: str, section: str | None) -> str | None:
     if f"--8<-- [start:{section}]" not in text or f"--8<-- [end:{section}]" not in text:
         return f"{path} has no section '{section}' (markers '--8<-- [start:{section}]' and '[end:{section}]')"
     return None
+
+
+def inline_code(text: str) -> str:
+    """Markdown inline code that survives backticks inside the text."""
+    return f"`` {text} ``" if "`" in text else f"`{text}`"

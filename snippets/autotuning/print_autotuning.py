@@ -118,14 +118,18 @@ def test_autotune_prints_no_register_shared_memory_or_occupancy_count():
 
 
 # --8<-- [start:test-interpreter]
+def autotune_with_the_default_benchmarker():
+    default_bench = triton.autotune(configs=CONFIGS, key=["n"])(add_one)  # no do_bench
+    x = torch.zeros(100, device=DEVICE)
+    default_bench[lambda meta: (triton.cdiv(100, meta["BLOCK"]),)](x, 100)
+
+
 @pytest.mark.interpreter
 def test_interpreter_without_gpu_cannot_use_the_default_benchmarker():
     if torch.cuda.is_available():
         pytest.skip("with a GPU present, the default benchmarker finds its driver")
-    default_bench = triton.autotune(configs=CONFIGS, key=["n"])(add_one)
-    x = torch.zeros(100, device=DEVICE)
     with pytest.raises(RuntimeError, match=re.escape("0 active drivers ([]). There should only be one.")):
-        default_bench[lambda meta: (triton.cdiv(100, meta["BLOCK"]),)](x, 100)
+        autotune_with_the_default_benchmarker()
 
 
 @pytest.mark.interpreter

@@ -111,6 +111,15 @@ def test_register_count_appears_once_the_kernel_is_loaded():
 # --8<-- [end:test-compile]
 
 
+def registers_of_an_interpreter_launch():
+    ret, _, _, _ = launch_tile(block=16, num_warps=4)
+    return ret.n_regs  # the interpreter's launch returned None
+
+
+def registers_before_loading():
+    return compile_tile().n_regs  # compiled by triton.compile, not yet loaded on the GPU
+
+
 # --8<-- [start:timings]
 def wall_clock_bench(fn, quantiles):
     """A benchmarker for the interpreter, which has no CUDA events."""

@@ -129,6 +129,12 @@ def test_gpu_memcheck_names_the_python_line_of_the_load():
 # --8<-- [end:test-gpu]
 
 
+# The error message this entry answers (the `errors:` of its page): tests/test_error_index.py
+# checks that this produces the message it is claimed for.
+def memcheck_report_without_the_caching_allocator() -> str:
+    return sanitize(PYTORCH_NO_CUDA_MEMORY_CACHING="1")  # skips when compute-sanitizer is missing
+
+
 def first_line(pattern, report):
     """The first line of `report` matching `pattern`, without memcheck's "=========" prefix or our path."""
     line = next((line for line in report.splitlines() if re.search(pattern, line)), "")

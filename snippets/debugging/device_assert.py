@@ -138,6 +138,18 @@ def test_gpu_jit_debug_true_makes_it_fire_without_the_variable():
 # --8<-- [end:test-gpu]
 
 
+# The error messages this entry answers (the `errors:` of its page): tests/test_error_index.py
+# checks that each of these produces the message it is claimed for.
+def failing_assert_with_triton_debug() -> str:
+    result = run_child("--plain", TRITON_DEBUG="1")  # fires: debug mode from the environment
+    return result.stdout + result.stderr
+
+
+def failing_assert_with_jit_debug() -> str:
+    result = run_child("--jit-debug")  # fires: @triton.jit(debug=True)
+    return result.stdout + result.stderr
+
+
 def first_line_with(text, output):
     """The first line of `output` that contains `text`, without this repository's path; "" if none."""
     line = next((line for line in output.splitlines() if text in line), "")

@@ -121,6 +121,12 @@ def test_print_in_pid_0_only_a_small_block_and_a_scalar(capsys):
 # --8<-- [end:test-small]
 
 
+# The error message this entry answers (the `errors:` of its page): tests/test_error_index.py
+# checks that this produces the message it is claimed for.
+def print_a_string_value():
+    print_a_string[(1,)](torch.zeros(1, device=DEVICE))  # raises on both backends
+
+
 # ---------------------------------------------------------------- on the GPU
 # device_print on CUDA goes through the device printf buffer to the process's stdout (file
 # descriptor 1), so each GPU test runs this file in a child process and reads its stdout.

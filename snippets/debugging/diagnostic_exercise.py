@@ -94,6 +94,13 @@ def test_the_missing_other_alone_does_no_harm_here():
 # --8<-- [end:test-broken]
 
 
+# The error message this entry answers (the `errors:` of its page): tests/test_error_index.py
+# checks that this produces the message it is claimed for.
+def broken_with_block_size_100():
+    base, x = strided_rows()
+    run_broken(x, BLOCK_SIZE=100)  # raises on both backends
+
+
 # --8<-- [start:test-fix]
 @pytest.mark.parametrize("shape", [(3, 5), (4, 100), (2, 1500)])
 def test_fix_matches_float64_on_a_strided_input(shape):

@@ -174,6 +174,21 @@ def test_faulthandler_shows_the_kernel_line_of_the_crash():
 # --8<-- [end:test-far]
 
 
+# The error messages this entry answers (the `errors:` of its page): tests/test_error_index.py
+# checks that each of these produces the message it is claimed for.
+def non_power_of_two_arange():
+    arange_of_100[(1,)](torch.zeros(128, dtype=torch.int32, device=DEVICE))  # raises on both backends
+
+
+def mismatched_block_shapes():
+    add_mismatched_blocks[(1,)](torch.zeros(8, device=DEVICE), torch.zeros(4, device=DEVICE))  # raises
+
+
+def far_load_under_faulthandler() -> str:
+    result = run_snippet("-X", "faulthandler")  # crashes with SIGSEGV
+    return result.stdout + result.stderr
+
+
 # --8<-- [start:print-breakpoint]
 @triton.jit
 def inspect_me(x_ptr, n, BLOCK: tl.constexpr):

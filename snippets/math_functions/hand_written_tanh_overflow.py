@@ -6,6 +6,7 @@ Run it: ``python snippets/math_functions/hand_written_tanh_overflow.py``
 
 import math
 import warnings
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -125,7 +126,29 @@ def test_interpreter_warns_where_exp_overflows():
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", "invalid value encountered in divide", RuntimeWarning)
             launch(tanh_kernel, edges())
+
+
+def pitfall_warnings() -> list:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        launch(tanh_kernel, edges())
+    return caught
+
+
+@pytest.mark.interpreter
+def test_both_warnings_point_into_triton_not_at_the_kernel():
+    caught = pitfall_warnings()
+    assert {(w.category, str(w.message)) for w in caught} == {
+        (RuntimeWarning, "overflow encountered in exp"),  # exp(2x) = inf
+        (RuntimeWarning, "invalid value encountered in divide"),  # inf / inf = NaN
+    }
+    assert all(Path(w.filename).parts[-3:] == ("triton", "runtime", "interpreter.py") for w in caught)
 # --8<-- [end:test-interpreter]
+
+
+def reproduce_numpy_warnings_on_the_interpreter() -> str:
+    """The warnings the pitfall prints under TRITON_INTERPRET=1, formatted as Python prints them."""
+    return "".join(warnings.formatwarning(w.message, w.category, w.filename, w.lineno) for w in pitfall_warnings())
 
 
 # --8<-- [start:inputs]

@@ -182,6 +182,21 @@ def test_interpreter_cannot_run_the_cuda_libdevice_tanh_either():
 # --8<-- [end:test-interpreter]
 
 
+def reproduce_tl_math_tanh():
+    """The error of the Triton 2.x spelling: raised on both backends."""
+    launch(tanh_math_kernel, fresh_randn(100))
+
+
+def reproduce_libdevice_tanh_on_the_interpreter():
+    """The generic libdevice stub returns None under TRITON_INTERPRET=1; tl.store rejects it."""
+    launch(tanh_libdevice_kernel, fresh_randn(100))
+
+
+def reproduce_cuda_libdevice_tanh_on_the_interpreter():
+    """The CUDA libdevice module refuses to be called outside compiled code."""
+    launch(tanh_cuda_libdevice_kernel, fresh_randn(100))
+
+
 # --8<-- [start:portable]
 @triton.jit
 def tanh_by_exp(x):

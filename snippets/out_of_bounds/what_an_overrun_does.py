@@ -146,6 +146,26 @@ def test_cuda_launch_blocking_reports_it_at_the_launch_line():
 # --8<-- [end:test-gpu-far]
 
 
+# The error messages this entry answers (the `errors:` of its page): tests/test_error_index.py
+# checks that each of these produces the message it is claimed for.
+def far_overrun_output(*python_flags: str, **env: str) -> str:
+    """Everything the child printed for a far overrun, stdout then stderr."""
+    child = run_child("far", *python_flags, **env)
+    return child.stdout + child.stderr
+
+
+def far_overrun_on_cuda() -> str:
+    return far_overrun_output()  # raised by torch.cuda.synchronize(): "CUDA error: ..."
+
+
+def far_overrun_on_cuda_with_launch_blocking() -> str:
+    return far_overrun_output(CUDA_LAUNCH_BLOCKING="1")  # raised by the launch: "Triton Error [CUDA]: ..."
+
+
+def far_overrun_on_the_interpreter() -> str:
+    return far_overrun_output("-X", "faulthandler")  # SIGSEGV; faulthandler prints the stack
+
+
 def after(prefix: str, lines: list[str]) -> str:
     """What follows `prefix` on the first line that starts with it, or "" when no line does."""
     return next((line.removeprefix(prefix) for line in lines if line.startswith(prefix)), "")

@@ -78,6 +78,12 @@ def scale_shift_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
 
 # --8<-- [start:no-driver]
 scale_shift_no_timer = triton.autotune(configs=CONFIGS, key=["n"])(scale_shift_kernel)
+
+
+def autotune_without_do_bench():
+    x = fresh_randn(1000)
+    y = poisoned(1000)
+    scale_shift_no_timer[lambda meta: (triton.cdiv(1000, meta["BLOCK"]),)](x, y, 1000)  # benchmarks the configs
 # --8<-- [end:no-driver]
 
 
@@ -105,10 +111,8 @@ NO_DRIVER = "0 active drivers ([]). There should only be one."
 def test_autotune_without_a_gpu_and_without_do_bench_fails():
     if torch.cuda.is_available():
         pytest.skip("a CUDA driver is present, so Triton's GPU timer works")
-    x = fresh_randn(1000)
-    y = poisoned(1000)
     with pytest.raises(RuntimeError, match=re.escape(NO_DRIVER)):
-        scale_shift_no_timer[lambda meta: (triton.cdiv(1000, meta["BLOCK"]),)](x, y, 1000)
+        autotune_without_do_bench()
 # --8<-- [end:test-no-driver]
 
 

@@ -118,6 +118,11 @@ def test_the_interpreter_wraps_the_value_error():
 # --8<-- [end:test-pitfall]
 
 
+def block_of_100():
+    """The pitfall: a CompilationError on the GPU, an InterpreterError wrapping a ValueError on the interpreter."""
+    scale_shift_block_100(fresh_randn(1000))
+
+
 # --8<-- [start:test-fix]
 @pytest.mark.parametrize("d", [1, 64, 100, 128, 200])
 def test_next_power_of_2_block_with_a_mask_matches_float64(d):

@@ -66,13 +66,17 @@ def test_triton_3_6_docstring_of_do_bench_says_median():
 
 
 # --8<-- [start:test-no-driver]
+def do_bench_without_a_gpu():
+    x = fresh_randn(1000)
+    return triton.testing.do_bench(lambda: scale_shift_eager(x), return_mode="median")
+
+
 @pytest.mark.interpreter
 def test_do_bench_needs_a_gpu_driver():
     if torch.cuda.is_available():
         pytest.skip("a CUDA driver is present")
-    x = fresh_randn(1000)
     with pytest.raises(RuntimeError, match=re.escape("0 active drivers ([]). There should only be one.")):
-        triton.testing.do_bench(lambda: scale_shift_eager(x), return_mode="median")
+        do_bench_without_a_gpu()
 # --8<-- [end:test-no-driver]
 
 

@@ -5,6 +5,7 @@ Run it: ``python snippets/reductions/low_precision_sum.py``
 """
 
 import inspect
+import warnings
 
 import torch
 
@@ -90,7 +91,23 @@ def test_triton_3_6_docstring_promises_an_upcast_the_code_does_not_do():
     source = inspect.getsource(tl.standard)
     code = source[source.index("def _pick_sum_dtype"):source.index("def sum(")]
     assert "is_int_signed" in code and "float" not in code  # only integers are widened
+
+
+@pytest.mark.interpreter
+def test_interpreter_warns_when_the_float16_sum_overflows():
+    x = torch.full((64,), 2048.0, dtype=torch.float16, device=DEVICE)
+    with pytest.warns(RuntimeWarning, match="overflow encountered in reduce"):
+        block_sum_two_ways[(1,)](x, poisoned(2), BLOCK=64)
 # --8<-- [end:test-sum-dtype]
+
+
+def reproduce_float16_sum_overflow_warning() -> str:
+    """The warning the float16 tl.sum prints under TRITON_INTERPRET=1, formatted as Python prints it."""
+    x = torch.full((64,), 2048.0, dtype=torch.float16, device=DEVICE)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        block_sum_two_ways[(1,)](x, poisoned(2), BLOCK=64)
+    return "".join(warnings.formatwarning(w.message, w.category, w.filename, w.lineno) for w in caught)
 
 
 # --8<-- [start:test-pitfall]

@@ -4,6 +4,10 @@ Run it: ``python snippets/reductions/online_softmax_state.py``
 (on a machine without a GPU it runs through Triton's interpreter).
 """
 
+import re
+import traceback
+
+import numpy as np
 import torch
 
 from triton_faq.backend import DEVICE, describe  # picks CUDA or the interpreter before Triton loads
@@ -127,6 +131,67 @@ def test_vector_state_merged_at_the_end_matches_float64(n_cols):
     x = fresh_randn(3, n_cols) * 30
     assert_matches_float64(softmax(softmax_online_vector_state, x), torch.softmax(x.double(), dim=1))
 # --8<-- [end:test-vector-state]
+
+
+# --8<-- [start:runtime-bound]
+@triton.jit
+def softmax_online_runtime_bound(x_ptr, y_ptr, stride_x, stride_y, N_COLS, BLOCK: tl.constexpr):
+    # the fix, with one change: N_COLS is a runtime argument, not a tl.constexpr
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    m = tl.full((), -float("inf"), tl.float32)
+    d = tl.zeros((), tl.float32)
+    for start in range(0, N_COLS, BLOCK):  # a loop bound known only at launch
+        mask = start + cols < N_COLS
+        x = tl.load(x_ptr + row * stride_x + start + cols, mask=mask, other=-float("inf"))
+        m_new = tl.maximum(m, tl.max(x, axis=0))
+        d = d * tl.exp(m - m_new) + tl.sum(tl.exp(x - m_new), axis=0)
+        m = m_new
+    for start in range(0, N_COLS, BLOCK):
+        mask = start + cols < N_COLS
+        x = tl.load(x_ptr + row * stride_x + start + cols, mask=mask, other=-float("inf"))
+        tl.store(y_ptr + row * stride_y + start + cols, tl.exp(x - m) / d, mask=mask)
+# --8<-- [end:runtime-bound]
+
+
+# --8<-- [start:test-runtime-bound]
+NUMPY_2_4 = np.lib.NumpyVersion(np.__version__) >= "2.4.0"
+NOT_A_SCALAR = "only 0-dimensional arrays can be converted to Python scalars"
+
+
+@pytest.mark.interpreter
+@pytest.mark.skipif(not NUMPY_2_4, reason=f"NumPy {np.__version__} only warns about this conversion")
+def test_interpreter_with_numpy_2_4_cannot_loop_to_a_runtime_bound():
+    from triton.runtime.errors import InterpreterError
+
+    x = fresh_randn(3, 37)
+    with pytest.raises(InterpreterError, match=re.escape(f"TypeError('{NOT_A_SCALAR}')")) as caught:
+        softmax(softmax_online_runtime_bound, x)
+    frames = traceback.extract_tb(caught.value.__cause__.__traceback__)
+    in_kernel = [frame.line for frame in frames if frame.name == "softmax_online_runtime_bound"]
+    assert in_kernel == ["for start in range(0, N_COLS, BLOCK):  # a loop bound known only at launch"]
+    assert "int(self.handle.data)" in frames[-1].line  # range() asks the interpreter's tensor for __index__
+
+
+def test_numpy_2_4_refuses_int_of_a_one_element_array():
+    if not NUMPY_2_4:
+        pytest.skip(f"NumPy {np.__version__} only warns about this conversion")
+    assert int(np.array(37)) == 37  # 0-d: fine
+    with pytest.raises(TypeError, match=re.escape(NOT_A_SCALAR)):
+        int(np.array([37]))  # the interpreter holds a runtime int argument as a 1-element array
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("n_cols", [16, 37, 100])
+def test_cuda_loops_to_a_runtime_bound(n_cols):
+    x = fresh_randn(3, n_cols) * 30
+    assert_matches_float64(softmax(softmax_online_runtime_bound, x), torch.softmax(x.double(), dim=1))
+# --8<-- [end:test-runtime-bound]
+
+
+def reproduce_runtime_bound_on_the_interpreter():
+    """A loop to a runtime bound under TRITON_INTERPRET=1 with NumPy 2.4 or newer."""
+    softmax(softmax_online_runtime_bound, fresh_randn(3, 37))
 
 
 def main():

@@ -7,6 +7,7 @@ Run it: ``python snippets/timing/timer_lambda_trap.py``
 import functools
 import inspect
 import statistics
+import time
 
 import torch
 
@@ -14,6 +15,7 @@ from triton_faq.backend import BACKEND, DEVICE, describe  # picks CUDA or the in
 
 import triton
 import triton.language as tl
+import triton.testing
 import pytest
 
 from triton_faq.evidence import copy_ceiling_gbps, gpu_evidence, label, table
@@ -85,6 +87,21 @@ def test_pitfall_the_kernel_runs_while_the_argument_is_evaluated():
     # measure() refused before calling anything, yet the kernel ran exactly once:
     assert torch.equal(x.cpu(), torch.ones(100))
 # --8<-- [end:test-pitfall]
+
+
+# --8<-- [start:reproduce-without-the-check]
+def do_bench_given_a_launch():
+    x = torch.zeros(8, device=DEVICE)
+    return triton.testing.do_bench(add_one[(1,)](x, 8, BLOCK=8))  # the bug; do_bench calls what it gets
+
+
+def host_timer_given_a_launch():
+    x = torch.zeros(8, device=DEVICE)
+    fn = add_one[(1,)](x, 8, BLOCK=8)  # the bug: the kernel has already run
+    start = time.perf_counter()
+    fn()  # a timer without GpuTimer's check calls what it was given
+    return (time.perf_counter() - start) * 1e3
+# --8<-- [end:reproduce-without-the-check]
 
 
 # --8<-- [start:test-returns]
