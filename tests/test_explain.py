@@ -56,7 +56,7 @@ def test_fuzzy_matching_offers_up_to_three_candidates():
     ((), b"x" * (10 << 20), "the input is larger than 1 MiB"),
     (("TP999",), b"", "no entry TP999"),
     (("zzzz qqqq",), b"", "no entry matches this text"),
-])
+], ids=["empty", "binary", "10-MiB", "unknown-id", "no-match"])
 def test_bad_input_gets_one_clear_line_and_exit_1(args, stdin, message):
     result = cli(*args, stdin=stdin)
     assert result.returncode == 1
