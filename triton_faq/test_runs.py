@@ -24,6 +24,7 @@ def record(root: Path, stats: dict, exit_status: int, command: str) -> str:
     counts = {outcome: len([r for r in stats.get(outcome, []) if getattr(r, "when", "call") in ("call", "setup")])
               for outcome in OUTCOMES}
     data = read(root / PATH)
+    data["generated_by"] = "pytest --record-gpu-run; do not edit by hand"
     gpu = torch.cuda.get_device_name(0)
     data["results"][gpu] = {
         "provenance": {
