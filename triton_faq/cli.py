@@ -16,6 +16,9 @@ def main(argv: list[str] | None = None) -> int:
     explain = commands.add_parser("explain", help="find the entry for an error message, a traceback or an ID")
     explain.add_argument("text", nargs="*", help="the message or ID; without it, read standard input")
     explain.add_argument("--lang", choices=("en", "zh"), help="language of the answer (default: from the locale)")
+    new = commands.add_parser("new", help="scaffold a new entry: both pages and the snippet")
+    new.add_argument("name", help="topic/question in kebab-case")
+    commands.add_parser("check", help="validate every entry; print every problem with file and line")
     commands.add_parser("backend", help="print the backend, GPU and versions that tests would use")
     commands.add_parser("parity", help="compare the English and Chinese pages")
     args = parser.parse_args(argv)
@@ -26,6 +29,23 @@ def main(argv: list[str] | None = None) -> int:
         return run(ROOT, args.only)
     if args.command == "explain":
         return run_explain(args)
+    if args.command == "new":
+        from .scaffold import ScaffoldError, new
+
+        try:
+            written = new(args.name)
+        except ScaffoldError as error:
+            print(f"triton-faq new: {error}", file=sys.stderr)
+            return 1
+        print("\n".join(f"wrote {path}" for path in written))
+        print("next: fill in every TODO(new entry), then run `triton-faq check` and `make test`")
+        return 0
+    if args.command == "check":
+        from .check import check
+
+        problems = check(ROOT)
+        print("\n".join(problems) or "check: every entry is complete and consistent")
+        return 1 if problems else 0
     if args.command == "backend":
         from .backend import describe
 

@@ -1,0 +1,159 @@
+"""``triton-faq new <topic>/<question>``: the three files of a new entry, marked unfinished.
+
+Every placeholder says ``TODO(new entry)``, so ``triton-faq check`` lists what is left, and the
+scaffolded test fails until a real one replaces it: an unfinished entry never passes as done.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from . import entries
+from .check import UNFINISHED
+
+NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*/[a-z0-9]+(-[a-z0-9]+)*$")
+
+
+class ScaffoldError(ValueError):
+    """A name or a situation the scaffold refuses; the message is one line for the user."""
+
+
+PAGE = {
+    "en": """---
+id: {id}
+title: "{todo}: the question, as a reader would ask it"
+description: "{todo}: the short answer in one sentence"
+snippet: {snippet}
+---
+
+# {todo}: the question
+
+## Short answer {{ #short-answer }}
+
+{todo}: two or three sentences.
+
+## The pitfall {{ #pitfall }}
+
+```python
+--8<-- "{snippet}:pitfall"
+```
+
+## The fix {{ #fix }}
+
+```python
+--8<-- "{snippet}:fix"
+```
+
+## Run it yourself {{ #run-it }}
+
+```bash
+python {snippet}
+```
+""",
+    "zh": """---
+id: {id}
+title: "{todo}：读者会怎么问这个问题"
+description: "{todo}：一句话答案"
+snippet: {snippet}
+---
+
+# {todo}：问题
+
+## 一句话答案 {{ #short-answer }}
+
+{todo}：两三句话。
+
+## 踩坑写法 {{ #pitfall }}
+
+```python
+--8<-- "{snippet}:pitfall"
+```
+
+## 修复方法 {{ #fix }}
+
+```python
+--8<-- "{snippet}:fix"
+```
+
+## 自己跑一遍 {{ #run-it }}
+
+```bash
+python {snippet}
+```
+""",
+}
+
+SNIPPET = '''"""{id}: {todo} the question in one line."""
+
+import torch
+
+from triton_faq.backend import DEVICE, describe  # picks CUDA or the interpreter before Triton loads
+
+import triton
+import triton.language as tl
+import pytest
+
+from triton_faq.testing import assert_matches_float64, fresh_randn, poisoned
+
+
+# --8<-- [start:pitfall]
+# {todo}: the kernel that goes wrong
+# --8<-- [end:pitfall]
+
+
+# --8<-- [start:fix]
+# {todo}: the kernel that is right
+# --8<-- [end:fix]
+
+
+def test_pitfall_goes_wrong_exactly_as_the_page_says():
+    pytest.fail("{todo}: assert the exact wrong value or error text")
+
+
+def test_fix_matches_float64_reference():
+    pytest.fail("{todo}: compare with a float64 reference on fresh random inputs, output poisoned")
+
+
+def main():
+    print(describe())
+    print("{todo}: print what the entry shows")
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+INDEX = {
+    "en": "---\ntitle: \"{todo}: topic title\"\ndescription: \"{todo}: what the topic covers\"\n---\n\n"
+          "# {todo}: topic title\n\n<!-- entry-list: {topic} -->\n",
+    "zh": "---\ntitle: \"{todo}：主题标题\"\ndescription: \"{todo}：主题涵盖什么\"\n---\n\n"
+          "# {todo}：主题标题\n\n<!-- entry-list: {topic} -->\n",
+}
+
+
+def next_id(root: Path) -> str:
+    numbers = [int(entry.id[2:]) for entry in entries.load(root)]
+    return f"TP{max(numbers, default=0) + 1:03d}"
+
+
+def new(name: str, root: Path = entries.ROOT) -> list[Path]:
+    """Write the files of the entry ``topic/question``; return them. Refuses to overwrite."""
+    if not NAME.match(name):
+        raise ScaffoldError(f"'{name}' is not topic/question in kebab-case, e.g. garbage-values/masked-load-without-other")
+    topic, question = name.split("/")
+    snippet = Path("snippets", topic.replace("-", "_"), question.replace("-", "_") + ".py")
+    files = {root / "docs" / lang / topic / f"{question}.md": PAGE[lang] for lang in ("en", "zh")}
+    files[root / snippet] = SNIPPET
+    existing = [path for path in files if path.exists()]
+    if existing:
+        raise ScaffoldError(f"{existing[0].relative_to(root)} already exists; nothing was written")
+    values = {"id": next_id(root), "snippet": snippet.as_posix(), "todo": UNFINISHED, "topic": topic}
+    for lang in ("en", "zh"):
+        index = root / "docs" / lang / topic / "index.md"
+        if not index.exists():
+            files[index] = INDEX[lang]
+    for path, template in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(template.format(**values), encoding="utf-8")
+    return sorted(path.relative_to(root) for path in files)
