@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from triton_faq.pages import inline_code
+from triton_faq.pages import inline_code, page_language
 
 H1 = re.compile(r"^# .*$", re.MULTILINE)
 TITLE = {"en": "Error messages this entry answers", "zh": "本条目解答的报错信息"}
@@ -37,4 +37,4 @@ def on_page_markdown(markdown, page, config, files):
     claimed = page.meta.get("errors")
     if not claimed:
         return markdown
-    return insert(markdown, claimed, page.file.src_uri.split("/", 1)[0])
+    return insert(markdown, claimed, page_language(page))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from triton_faq import errors
-from triton_faq.pages import inline_code, parse
+from triton_faq.pages import inline_code, page_language, parse
 
 MARKER = "<!-- error-index -->"
 
@@ -40,4 +40,4 @@ def on_page_markdown(markdown, page, config, files):
     if MARKER not in markdown:
         return markdown
     root = Path(config["config_file_path"]).parent
-    return markdown.replace(MARKER, render(root, page.file.src_uri.split("/", 1)[0]))
+    return markdown.replace(MARKER, render(root, page_language(page)))

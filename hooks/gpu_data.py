@@ -11,6 +11,9 @@ import json
 import re
 from pathlib import Path
 
+from triton_faq.entries import data_for
+from triton_faq.pages import page_language
+
 MARKER = re.compile(r"<!--\s*gpu-data:\s*(?P<name>[A-Za-z0-9_-]+)\s*-->")
 
 TEXT = {
@@ -116,11 +119,7 @@ def fill(markdown: str, data: dict | None, language: str, entry_id: str) -> str:
     return MARKER.sub(lambda m: render(m["name"], data, language, entry_id), markdown)
 
 
-def data_path(snippet: str) -> Path:
-    parts = Path(snippet).parts
-    if len(parts) < 2 or parts[0] != "snippets":
-        raise ValueError(f"front matter snippet {snippet!r} is not under snippets/")
-    return Path("data", *parts[1:]).with_suffix(".json")
+data_path = data_for
 
 
 def on_page_markdown(markdown, page, config, files):
@@ -132,5 +131,5 @@ def on_page_markdown(markdown, page, config, files):
     root = Path(config["config_file_path"]).parent
     path = root / data_path(snippet)
     data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
-    language = page.file.src_uri.split("/", 1)[0]
+    language = page_language(page)
     return fill(markdown, data, language, page.meta.get("id", ""))

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from triton_faq.pages import page_language
+from triton_faq.test_runs import PATH
+
 MARKER = "<!-- gpu-test-runs -->"
-PATH = Path("data", "test-runs.json")
 
 HEADER = {
     "en": ["GPU", "date", "torch", "Triton", "passed", "failed", "skipped"],
@@ -35,4 +37,4 @@ def on_page_markdown(markdown, page, config, files):
         return markdown
     path = Path(config["config_file_path"]).parent / PATH
     data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
-    return markdown.replace(MARKER, render(data, page.file.src_uri.split("/", 1)[0]))
+    return markdown.replace(MARKER, render(data, page_language(page)))

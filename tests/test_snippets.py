@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
+from triton_faq.entries import snippet_for
 from triton_faq.pages import parse
 
 SNIPPETS = sorted((ROOT / "snippets").rglob("*.py"))
@@ -23,7 +24,7 @@ def test_snippet_runs_as_a_script_and_prints(snippet, capsys):
 @pytest.mark.parametrize("page", ENTRY_PAGES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_an_entry_names_the_snippet_that_mirrors_its_path(page):
     relative = page.relative_to(ROOT / "docs" / "en").with_suffix("")
-    expected = Path("snippets", *(part.replace("-", "_") for part in relative.parts)).with_suffix(".py")
+    expected = snippet_for(page.relative_to(ROOT))
     assert all(KEBAB.match(part) for part in relative.parts), f"{relative}: use kebab-case names"
     assert parse(page).front_matter["snippet"] == str(expected)
     assert (ROOT / expected).is_file()

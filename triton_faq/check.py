@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 from . import errors, parity
-from .entries import ROOT
+from .entries import ROOT, snippet_for
 from .pages import PageError, parse, section_exists
 
 ENTRY_KEYS = {"id": str, "title": str, "description": str, "snippet": str, "errors": list}
@@ -77,9 +77,9 @@ def entry_problems(root: Path) -> list[str]:
 
 
 def snippet_problems(root: Path, page: Path, snippet: str) -> list[str]:
-    expected = Path("snippets", *(p.replace("-", "_") for p in page.relative_to("docs/en").with_suffix("").parts))
-    if Path(snippet) != expected.with_suffix(".py"):
-        return [f"{page}:1: snippet should be {expected.with_suffix('.py')} (mirrors the page path)"]
+    expected = snippet_for(page)
+    if Path(snippet) != expected:
+        return [f"{page}:1: snippet should be {expected} (mirrors the page path)"]
     path = root / snippet
     if not path.is_file():
         return [f"{page}:1: snippet {snippet} does not exist"]

@@ -11,6 +11,22 @@ from .pages import parse
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def snippet_for(page: Path) -> Path:
+    """The snippet that mirrors a page: docs/<lang>/topic/page-name.md -> snippets/topic/page_name.py."""
+    parts = Path(page).with_suffix("").parts
+    if parts[:1] == ("docs",):
+        parts = parts[2:]
+    return Path("snippets", *(part.replace("-", "_") for part in parts)).with_suffix(".py")
+
+
+def data_for(snippet: Path | str) -> Path:
+    """The GPU data of a snippet: snippets/topic/question.py -> data/topic/question.json."""
+    parts = Path(snippet).parts
+    if len(parts) < 2 or parts[0] != "snippets":
+        raise ValueError(f"front matter snippet {str(snippet)!r} is not under snippets/")
+    return Path("data", *parts[1:]).with_suffix(".json")
+
+
 @dataclass(frozen=True)
 class Entry:
     id: str
@@ -20,7 +36,7 @@ class Entry:
     @property
     def data(self) -> Path:
         """data/<topic>/<question>.json, relative to the root."""
-        return Path("data", *self.snippet.parts[1:]).with_suffix(".json")
+        return data_for(self.snippet)
 
     @property
     def name(self) -> str:

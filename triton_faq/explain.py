@@ -15,7 +15,7 @@ from pathlib import Path
 
 from . import entries as entries_module
 from . import errors as errors_module
-from .pages import parse
+from .pages import parse, snippet_section
 
 MAX_BYTES = 1 << 20
 ID = re.compile(r"^\s*(tp\d{3})\s*$", re.IGNORECASE)
@@ -118,14 +118,6 @@ def short_answer(page: Path) -> str:
     rest = text[found.end():]
     end = re.search(r"^## ", rest, re.MULTILINE)
     return (rest[: end.start()] if end else rest).strip()
-
-
-def snippet_section(path: Path, name: str) -> str | None:
-    text = path.read_text(encoding="utf-8")
-    start, end = f"# --8<-- [start:{name}]", f"# --8<-- [end:{name}]"
-    if start not in text or end not in text:
-        return None
-    return text.split(start, 1)[1].split(end, 1)[0].strip("\n")
 
 
 def site_path(entry: entries_module.Entry, language: str) -> str:

@@ -121,6 +121,20 @@ def _read_fence(page: Page, lines: list[str], index: int, opening: re.Match, num
     return index + 1
 
 
+def snippet_section(path: Path, name: str) -> str | None:
+    """The code between ``# --8<-- [start:name]`` and ``# --8<-- [end:name]``, or None."""
+    text = Path(path).read_text(encoding="utf-8")
+    start, end = f"--8<-- [start:{name}]", f"--8<-- [end:{name}]"
+    if start not in text or end not in text:
+        return None
+    return text.split(start, 1)[1].split(end, 1)[0].split("\n", 1)[1].rsplit("\n", 1)[0].strip("\n")
+
+
+def page_language(page) -> str:
+    """The language of an MkDocs page in this site's folder layout (docs/<language>/...)."""
+    return page.file.src_uri.split("/", 1)[0]
+
+
 def section_exists(root: Path, path: str, section: str | None) -> str | None:
     """Return None if the include target exists, else a sentence saying what is missing."""
     target = root / path
@@ -128,8 +142,7 @@ def section_exists(root: Path, path: str, section: str | None) -> str | None:
         return f"included file {path} does not exist"
     if section is None:
         return None
-    text = target.read_text(encoding="utf-8")
-    if f"--8<-- [start:{section}]" not in text or f"--8<-- [end:{section}]" not in text:
+    if snippet_section(target, section) is None:
         return f"{path} has no section '{section}' (markers '--8<-- [start:{section}]' and '[end:{section}]')"
     return None
 

@@ -142,7 +142,7 @@ def new(name: str, root: Path = entries.ROOT) -> list[Path]:
     if not NAME.match(name):
         raise ScaffoldError(f"'{name}' is not topic/question in kebab-case, e.g. garbage-values/masked-load-without-other")
     topic, question = name.split("/")
-    snippet = Path("snippets", topic.replace("-", "_"), question.replace("-", "_") + ".py")
+    snippet = entries.snippet_for(Path(topic, f"{question}.md"))
     files = {root / "docs" / lang / topic / f"{question}.md": PAGE[lang] for lang in ("en", "zh")}
     files[root / snippet] = SNIPPET
     existing = [path for path in files if path.exists()]
