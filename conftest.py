@@ -15,6 +15,8 @@ from sybil import Sybil
 from triton_faq import backend
 from triton_faq.fences import PageFenceParser
 
+pytest_plugins = ["triton_faq.pytest_plugin"]
+
 ROOT = Path(__file__).parent
 SNIPPETS = ROOT / "snippets"
 

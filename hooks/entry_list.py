@@ -10,7 +10,9 @@ import posixpath
 import re
 from pathlib import Path
 
-from triton_faq.pages import parse
+from mkdocs.exceptions import PluginError
+
+from triton_faq.pages import PageError, parse
 
 MARKER = re.compile(r"<!--\s*entry-list(?::\s*(?P<topic>[a-z0-9-]+))?\s*-->")
 
@@ -53,4 +55,7 @@ def on_page_markdown(markdown, page, config, files):
         return markdown
     docs = Path(config["docs_dir"])
     language, page_path = page.file.src_uri.split("/", 1)
-    return MARKER.sub(lambda m: render(docs, language, page_path, m["topic"]), markdown)
+    try:
+        return MARKER.sub(lambda m: render(docs, language, page_path, m["topic"]), markdown)
+    except (ValueError, PageError) as error:  # a clear message, not a traceback
+        raise PluginError(f"{page.file.src_uri}: cannot list the entries: {error}") from None

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from mkdocs.exceptions import PluginError
+
 from triton_faq import errors
-from triton_faq.pages import inline_code, page_language, parse
+from triton_faq.pages import PageError, inline_code, page_language, parse
 
 MARKER = "<!-- error-index -->"
 
@@ -40,4 +42,7 @@ def on_page_markdown(markdown, page, config, files):
     if MARKER not in markdown:
         return markdown
     root = Path(config["config_file_path"]).parent
-    return markdown.replace(MARKER, render(root, page_language(page)))
+    try:
+        return markdown.replace(MARKER, render(root, page_language(page)))
+    except (ValueError, PageError) as error:  # a clear message, not a traceback
+        raise PluginError(f"{page.file.src_uri}: cannot build the error index: {error}") from None

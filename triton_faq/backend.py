@@ -66,3 +66,12 @@ def describe() -> str:
 
     gpu = torch.cuda.get_device_name(0) if BACKEND == "cuda" else "none (CPU tensors)"
     return f"backend: {BACKEND}; GPU: {gpu}; torch {torch.__version__}; triton {triton.__version__}"
+
+
+if os.environ.get("TRITON_FAQ_CHECKED", "").strip():
+    from .checking import CheckedModeUnavailable, from_environment
+
+    try:
+        from_environment()
+    except CheckedModeUnavailable as error:  # a clear line, not a traceback
+        raise SystemExit(f"triton-faq: {error}") from None

@@ -21,6 +21,11 @@ def main(argv: list[str] | None = None) -> int:
     commands.add_parser("check", help="validate every entry; print every problem with file and line")
     commands.add_parser("backend", help="print the backend, GPU and versions that tests would use")
     commands.add_parser("parity", help="compare the English and Chinese pages")
+    checked = commands.add_parser("checked", help="run a Python script with every kernel bounds- and race-checked "
+                                                  "under the interpreter")
+    checked.add_argument("--bounds-only", action="store_true", help="check bounds, not races")
+    checked.add_argument("script", help="the script to run")
+    checked.add_argument("script_args", nargs=argparse.REMAINDER, help="its arguments")
     args = parser.parse_args(argv)
 
     if args.command == "bench":
@@ -51,6 +56,8 @@ def main(argv: list[str] | None = None) -> int:
 
         print(describe())
         return 0
+    if args.command == "checked":
+        return run_checked(args)
     if args.command == "parity":
         from .parity import check
 
@@ -58,6 +65,34 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(problems) or "parity: English and Chinese pages match")
         return 1 if problems else 0
     return 2
+
+
+def run_checked(args) -> int:
+    """Run a script as ``__main__`` with TRITON_FAQ_CHECKED set, on the interpreter."""
+    import os
+    import runpy
+    from pathlib import Path
+
+    if not Path(args.script).is_file():
+        print(f"triton-faq checked: no such script: {args.script}", file=sys.stderr)
+        return 1
+    if "triton" in sys.modules:
+        print("triton-faq checked: triton was imported before the checks could be set up", file=sys.stderr)
+        return 1
+    os.environ["TRITON_FAQ_BACKEND"] = "interpreter"
+    os.environ["TRITON_FAQ_CHECKED"] = "bounds" if args.bounds_only else "1"
+    from . import backend  # noqa: F401  (picks the interpreter and turns the checks on)
+    from .checking import DataRace, OutOfBounds, launched_from
+
+    sys.argv = [args.script, *args.script_args]
+    sys.path.insert(0, str(Path(args.script).resolve().parent))
+    try:
+        runpy.run_path(args.script, run_name="__main__")
+    except (OutOfBounds, DataRace) as report:
+        print(f"triton-faq checked: {type(report).__name__}: {report}\n  launched from {launched_from(report)}",
+              file=sys.stderr)
+        return 1
+    return 0
 
 
 def run_explain(args) -> int:

@@ -271,6 +271,50 @@ def observe_float_sum_reproducibility():
     return table(columns, rows, n_elements=N_FLOATS, block=SUM_BLOCK, float64_sum=reference)
 
 
+# --8<-- [start:checked]
+import triton_faq
+
+
+def racy_counter_report() -> str:
+    """The racy counter under triton_faq.checked(): which programs collide, and where."""
+    counter = torch.zeros(1, dtype=torch.int32, device=DEVICE)
+    try:
+        with triton_faq.checked():
+            count_racy[(4,)](counter)
+    except triton_faq.DataRace as report:
+        return str(report)
+    raise AssertionError("the race was not reported")
+# --8<-- [end:checked]
+
+
+# --8<-- [start:test-checked]
+@pytest.mark.interpreter
+def test_checked_reports_the_racy_counter_with_both_programs_and_lines():
+    report = racy_counter_report()
+    assert report.startswith("data race in kernel count_racy on argument counter_ptr, element 0:")
+    assert "program (1, 0, 0) loads it at " in report
+    assert "program (0, 0, 0) stored it at " in report
+    assert "tl.store(counter_ptr, count + 1)" in report
+
+
+@pytest.mark.interpreter
+def test_checked_reports_the_racy_histogram():
+    x = random_bins(64, 4)
+    with pytest.raises(triton_faq.DataRace, match="kernel histogram_racy on argument bins_ptr"):
+        with triton_faq.checked():
+            histogram(histogram_racy, x, 4, 16)
+
+
+@pytest.mark.interpreter
+def test_checked_accepts_the_fixes():
+    x = random_bins(64, 4)
+    with triton_faq.checked():
+        assert count(count_atomic, 50) == 50
+        assert torch.equal(histogram(histogram_atomic, x, 4, 16), torch.bincount(x.cpu(), minlength=4).int())
+        assert count_two_pass(50) == 50
+# --8<-- [end:test-checked]
+
+
 def main():
     print(describe())
     n = 4096 if BACKEND == "cuda" else 300

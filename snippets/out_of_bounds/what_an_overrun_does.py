@@ -116,6 +116,44 @@ def test_interpreter_far_overrun_kills_the_process_with_sigsegv():
 # --8<-- [end:test-interpreter-far]
 
 
+# --8<-- [start:checked]
+import triton_faq
+
+
+def overrun_checked(offset: int) -> str:
+    """The same overrun under triton_faq.checked(): the report instead of the crash."""
+    x = torch.arange(BLOCK, dtype=torch.float32, device=DEVICE)
+    out = torch.zeros(BLOCK, device=DEVICE)
+    try:
+        with triton_faq.checked():
+            copy_at[(1,)](x, out, offset, BLOCK=BLOCK)
+    except triton_faq.OutOfBounds as report:  # an IndexError, raised before the read
+        return str(report)
+    raise AssertionError("the overrun was not reported")
+
+
+def far_overrun_report() -> str:
+    return overrun_checked(FAR)
+# --8<-- [end:checked]
+
+
+# --8<-- [start:test-checked]
+@pytest.mark.interpreter
+def test_checked_far_overrun_is_an_index_error_naming_line_argument_offset_and_size():
+    report = overrun_checked(FAR)  # in this process: nothing is read, nothing crashes
+    assert "out-of-bounds load in kernel copy_at at " in report
+    assert "what_an_overrun_does.py:" in report and "x = tl.load(x_ptr + offset + offs)" in report
+    assert f"argument x_ptr: element offset {FAR} (8 lanes out of bounds, offsets {FAR}..{FAR + 7})" in report
+    assert "the tensor has 8 elements, valid offsets 0..7" in report
+
+
+@pytest.mark.interpreter
+def test_checked_near_overrun_is_reported_too():
+    report = overrun_checked(NEAR)
+    assert "argument x_ptr: element offset 8 (8 lanes out of bounds, offsets 8..15)" in report
+# --8<-- [end:test-checked]
+
+
 # --8<-- [start:test-gpu-far]
 CUDA_ERROR = re.compile(r"an illegal memory access was encountered|misaligned address|unspecified launch failure")
 

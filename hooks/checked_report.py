@@ -1,0 +1,44 @@
+"""Fill ``<!-- checked-report: FUNCTION -->`` with what ``triton_faq.checked()`` reports.
+
+FUNCTION is a function of the page's snippet; it is run when the site is built (see
+triton_faq/reports.py), so the report on the page is always the checker's real output.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from mkdocs.exceptions import PluginError
+
+from triton_faq.pages import page_language
+from triton_faq.reports import ReportError, report
+
+MARKER = re.compile(r"<!--\s*checked-report:\s*(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*-->")
+CAPTION = {
+    "en": "Printed by `{name}()` in `{snippet}`, run under Triton's interpreter with `triton_faq.checked()` "
+          "when this page was built.",
+    "zh": "以上由 `{snippet}` 中的 `{name}()` 输出：构建本页时在 Triton 解释器中用 `triton_faq.checked()` 运行得到。",
+}
+
+
+def on_page_markdown(markdown, page, config, files):
+    if not MARKER.search(markdown):
+        return markdown
+    snippet = page.meta.get("snippet")
+    if not snippet:
+        raise PluginError(f"{page.file.src_uri}: a checked-report marker needs `snippet:` in the front matter")
+    language = page_language(page)
+    root = Path(config["config_file_path"]).parent
+
+    def render(match):
+        name = match["name"]
+        try:
+            text = report(snippet, name, root)
+        except ReportError as error:
+            raise PluginError(f"{page.file.src_uri}: {error}") from None
+        fence = "````" if "```" in text else "```"
+        caption = CAPTION[language].format(name=name, snippet=snippet)
+        return f"{fence}text\n{text.rstrip()}\n{fence}\n\n<small>{caption}</small>"
+
+    return MARKER.sub(render, markdown)

@@ -1,0 +1,397 @@
+"""triton_faq.checked(): bounds and race checks on unchanged kernels, run by the interpreter.
+
+Correct kernels (masked, 2-D, strided, transposed, atomics, block pointers, shared read-only
+inputs) must pass without a report; each kind of mistake must be reported with the kernel
+line, the argument, the offset, the size or both programs, before memory is touched.
+"""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+import torch
+
+from triton_faq import backend
+from triton_faq.checking import CheckedModeUnavailable, DataRace, OutOfBounds, checked
+
+import triton
+import triton.language as tl
+
+pytestmark = pytest.mark.interpreter  # the checks run kernels under Triton's interpreter
+
+HERE = os.path.relpath(__file__)
+
+
+@triton.jit
+def copy_masked(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=mask), mask=mask)
+
+
+@triton.jit
+def copy_unmasked_load(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)  # no mask: the last block reads past n
+    tl.store(y_ptr + offs, x, mask=offs < n)
+
+
+@triton.jit
+def copy_unmasked_store(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)
+    tl.store(y_ptr + offs, x)  # no mask: the last block writes past n
+
+
+@triton.jit
+def shift_left(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs - 1, mask=mask), mask=mask)  # reads x[-1]
+
+
+@triton.jit
+def far_overrun(x_ptr, y_ptr, FAR: tl.constexpr):
+    tl.store(y_ptr, tl.load(x_ptr + FAR))
+
+
+@triton.jit
+def tile_2d(x_ptr, y_ptr, rows, cols, sxr, sxc, syr, syc, BR: tl.constexpr, BC: tl.constexpr):
+    r = tl.program_id(0) * BR + tl.arange(0, BR)[:, None]
+    c = tl.program_id(1) * BC + tl.arange(0, BC)[None, :]
+    mask = (r < rows) & (c < cols)
+    x = tl.load(x_ptr + r * sxr + c * sxc, mask=mask)
+    tl.store(y_ptr + r * syr + c * syc, x * 2, mask=mask)
+
+
+@triton.jit
+def tile_2d_contiguous_only(x_ptr, y_ptr, rows, cols, BR: tl.constexpr, BC: tl.constexpr):
+    r = tl.program_id(0) * BR + tl.arange(0, BR)[:, None]
+    c = tl.program_id(1) * BC + tl.arange(0, BC)[None, :]
+    mask = (r < rows) & (c < cols)
+    tl.store(y_ptr + r * cols + c, tl.load(x_ptr + r * cols + c, mask=mask), mask=mask)
+
+
+@triton.jit
+def block_pointer_copy(x_ptr, y_ptr, rows, cols, BR: tl.constexpr, BC: tl.constexpr):
+    src = tl.make_block_ptr(x_ptr, (rows, cols), (cols, 1), (tl.program_id(0) * BR, 0), (BR, BC), (1, 0))
+    dst = tl.make_block_ptr(y_ptr, (rows, cols), (cols, 1), (tl.program_id(0) * BR, 0), (BR, BC), (1, 0))
+    tl.store(dst, tl.load(src, boundary_check=(0, 1)), boundary_check=(0, 1))
+
+
+@triton.jit
+def scale_rows(x_ptr, w_ptr, y_ptr, cols, BC: tl.constexpr):
+    row = tl.program_id(0)
+    c = tl.arange(0, BC)
+    mask = c < cols
+    w = tl.load(w_ptr + c, mask=mask)  # every program reads the same weights: no race
+    tl.store(y_ptr + row * cols + c, tl.load(x_ptr + row * cols + c, mask=mask) * w, mask=mask)
+
+
+@triton.jit
+def double_in_place(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=mask) * 2, mask=mask)
+
+
+@triton.jit
+def sum_racy(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    part = tl.sum(tl.load(x_ptr + offs, mask=offs < n, other=0.0))
+    tl.store(out_ptr, tl.load(out_ptr) + part)  # load-add-store from every program
+
+
+@triton.jit
+def sum_atomic(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.atomic_add(out_ptr, tl.sum(tl.load(x_ptr + offs, mask=offs < n, other=0.0)))
+
+
+@triton.jit
+def histogram_and_first_claim(x_ptr, bins_ptr, first_ptr, n, BINS: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    b = tl.load(x_ptr + offs, mask=mask, other=0)
+    tl.atomic_add(bins_ptr + b, 1, mask=mask)  # programs collide on the same bins, atomically
+    tl.atomic_cas(first_ptr, -1, tl.program_id(0))  # the first program to get here claims the flag
+
+
+@triton.jit
+def pairs_store_same_element(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + pid // 2, tl.sum(tl.load(x_ptr + offs)))  # programs 0 and 1 share out[0]
+
+
+@triton.jit
+def read_neighbour_output(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs))
+    prev = tl.load(y_ptr + offs - BLOCK, mask=pid > 0, other=0.0)  # what the previous program stored
+    tl.store(x_ptr + offs, prev)
+
+
+def run(kernel, grid, *args, **kwargs):
+    kernel[grid](*args, **kwargs)
+
+
+# -- correct kernels: no report --------------------------------------------------------------------
+
+@pytest.mark.parametrize("n", [1, 100, 128, 1000])
+def test_masked_copy_passes_and_is_right(n):
+    x, y = torch.randn(n), torch.full((n,), float("nan"))
+    with checked():
+        copy_masked[(triton.cdiv(n, 64),)](x, y, n, BLOCK=64)
+    assert torch.equal(x, y)
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "sliced", "padded rows"])
+def test_2d_kernel_that_uses_the_strides_passes_on_any_layout(layout):
+    base = torch.randn(40, 72)
+    x = {"contiguous": base[:, :36].contiguous(), "transposed": base[:36, :40].t(),
+         "sliced": base[:, ::2], "padded rows": base[:, :36]}[layout]
+    y = torch.full((x.shape[1], x.shape[0]), float("nan")).t()  # a transposed output, too
+    with checked():
+        tile_2d[(triton.cdiv(x.shape[0], 16), triton.cdiv(x.shape[1], 16))](
+            x, y, x.shape[0], x.shape[1], *x.stride(), *y.stride(), BR=16, BC=16)
+    assert torch.equal(y, x * 2)
+
+
+def test_block_pointers_with_boundary_check_pass():
+    x, y = torch.randn(37, 20), torch.full((37, 20), float("nan"))
+    with checked():
+        block_pointer_copy[(triton.cdiv(37, 16),)](x, y, 37, 20, BR=16, BC=32)
+    assert torch.equal(x, y)
+
+
+def test_every_program_reading_the_same_weights_is_not_a_race():
+    x, w, y = torch.randn(6, 10), torch.randn(10), torch.full((6, 10), float("nan"))
+    with checked():
+        scale_rows[(6,)](x, w, y, 10, BC=16)
+    assert torch.equal(y, x * w)
+
+
+def test_in_place_kernel_loading_and_storing_its_own_block_is_not_a_race():
+    x = torch.randn(300)
+    expected = x * 2
+    with checked():
+        double_in_place[(5,)](x, 300, BLOCK=64)
+    assert torch.equal(x, expected)
+
+
+def test_atomic_add_from_every_program_is_not_a_race():
+    x, out = torch.rand(1000), torch.zeros(1)
+    with checked():
+        sum_atomic[(8,)](x, out, 1000, BLOCK=128)
+    assert out.item() == pytest.approx(x.double().sum().item(), rel=1e-5)
+
+
+def test_atomic_histogram_and_compare_and_swap_are_not_races():
+    x = torch.randint(0, 8, (500,), dtype=torch.int32)
+    bins, first = torch.zeros(8, dtype=torch.int32), torch.full((1,), -1, dtype=torch.int32)
+    with checked():
+        histogram_and_first_claim[(4,)](x, bins, first, 500, BINS=8, BLOCK=128)
+    assert torch.equal(bins, torch.bincount(x, minlength=8).to(torch.int32))
+    assert first.item() == 0  # the interpreter runs program 0 first
+
+
+def test_the_same_tensor_passed_twice_is_checked_as_one_allocation():
+    x = torch.randn(256)
+    with checked():
+        copy_masked[(4,)](x, x, 256, BLOCK=64)  # each program copies its own block onto itself
+
+
+# -- bounds -------------------------------------------------------------------------------------------
+
+def test_unmasked_tail_load_is_reported_with_line_argument_offset_and_size():
+    x, y = torch.randn(100), torch.zeros(100)
+    with checked(), pytest.raises(OutOfBounds) as report:
+        copy_unmasked_load[(2,)](x, y, 100, BLOCK=64)
+    message = str(report.value)
+    assert isinstance(report.value, IndexError)
+    assert "out-of-bounds load in kernel copy_unmasked_load" in message
+    assert f"{HERE}:" in message and "x = tl.load(x_ptr + offs)  # no mask" in message
+    assert "argument x_ptr: element offset 100 (28 lanes out of bounds, offsets 100..127)" in message
+    assert "the tensor has 100 elements, valid offsets 0..99" in message
+    assert "program (1, 0, 0)" in message
+
+
+def test_unmasked_tail_store_is_stopped_before_memory_is_touched():
+    buffer = torch.full((128,), 7.0)
+    y = buffer[:100]  # the view ends at 100; what lies behind it must stay 7
+    x = torch.randn(100)
+    with checked(), pytest.raises(OutOfBounds, match=r"(?s)out-of-bounds store .* argument y_ptr: element offset 100"):
+        copy_unmasked_store[(2,)](x, y, 100, BLOCK=64)
+    assert torch.equal(buffer[100:], torch.full((28,), 7.0))
+
+
+def test_allow_base_accepts_a_view_reading_inside_its_allocation():
+    buffer = torch.randn(128)
+    x, y = buffer[:100], torch.zeros(128)
+    with checked(allow_base=True):
+        copy_unmasked_load[(2,)](x, y, 128, BLOCK=64)
+    assert torch.equal(y, buffer)
+    with checked(), pytest.raises(OutOfBounds, match="argument x_ptr: element offset 100"):
+        copy_unmasked_load[(2,)](x, y, 128, BLOCK=64)
+
+
+def test_reading_before_the_start_reports_a_negative_offset():
+    x, y = torch.randn(64), torch.zeros(64)
+    with checked(), pytest.raises(OutOfBounds, match=r"(?s)argument x_ptr: element offset -1; .*program \(0, 0, 0\)"):
+        shift_left[(1,)](x, y, 64, BLOCK=64)
+
+
+def test_a_far_overrun_is_an_index_error_not_a_crash():
+    x, y = torch.randn(16), torch.zeros(1)
+    with checked(), pytest.raises(OutOfBounds, match=f"argument x_ptr: element offset {2**40}"):
+        far_overrun[(1,)](x, y, FAR=2**40)
+
+
+def test_a_2d_kernel_ignoring_the_strides_is_reported_on_a_transposed_input():
+    x = torch.randn(64, 48).t()[:, :40]  # 48 x 40 view whose rows are 64 elements apart
+    y = torch.zeros(48, 40)
+    # x's extent spans (47 + 39 * 64 + 1) elements; row * cols + col stays inside it, so this
+    # kernel is wrong without leaving x: bounds checks cannot see that (see the race and the
+    # value checks instead), but y, written with the same indexing, is exactly in bounds.
+    with checked():
+        tile_2d_contiguous_only[(3, 3)](x, y, 48, 40, BR=16, BC=16)
+    assert not torch.equal(y, x)
+    small = torch.randn(40, 48)[:20]  # rows beyond 20 belong to the base, not the view
+    with checked(), pytest.raises(OutOfBounds, match="argument x_ptr"):
+        tile_2d_contiguous_only[(3, 3)](small, y, 48, 40, BR=16, BC=16)
+
+
+# -- races --------------------------------------------------------------------------------------------
+
+def test_load_add_store_from_every_program_is_reported_as_a_race_with_both_programs():
+    x, out = torch.rand(256), torch.zeros(1)
+    with checked(), pytest.raises(DataRace) as report:
+        sum_racy[(4,)](x, out, 256, BLOCK=64)
+    message = str(report.value)
+    assert "data race in kernel sum_racy on argument out_ptr, element 0" in message
+    assert "program (1, 0, 0) loads it at" in message and "program (0, 0, 0) stored it at" in message
+    assert message.count("tl.store(out_ptr, tl.load(out_ptr) + part)") == 2
+
+
+def test_two_programs_storing_one_element_is_reported():
+    x, out = torch.rand(256), torch.zeros(2)
+    with checked(), pytest.raises(DataRace, match=r"program \(1, 0, 0\) stores it at(.|\n)*program \(0, 0, 0\) stored"):
+        pairs_store_same_element[(4,)](x, out, BLOCK=64)
+
+
+def test_loading_what_another_program_stored_is_reported():
+    x, y = torch.randn(128), torch.zeros(128)
+    with checked(), pytest.raises(DataRace, match=r"program \(1, 0, 0\) loads it .*\n.*\n.*program \(0, 0, 0\) stored"):
+        read_neighbour_output[(2,)](x, y, 128, BLOCK=64)
+
+
+def test_races_false_checks_bounds_only():
+    x, out = torch.rand(256), torch.zeros(1)
+    with checked(races=False):
+        sum_racy[(4,)](x, out, 256, BLOCK=64)  # sequential interpreter: the racy sum comes out right here
+    assert out.item() == pytest.approx(x.double().sum().item(), rel=1e-5)
+
+
+def test_each_launch_starts_with_a_clean_record():
+    x = torch.randn(128)
+    y = torch.zeros(128)
+    with checked():
+        for _ in range(3):  # the same elements, written by the same programs, launch after launch
+            copy_masked[(2,)](x, y, 128, BLOCK=64)
+
+
+# -- scope, environment, versions ---------------------------------------------------------------------
+
+def test_outside_the_block_nothing_is_patched():
+    from triton.runtime import interpreter
+    before = type(interpreter.interpreter_builder).create_masked_load
+    with checked():
+        assert type(interpreter.interpreter_builder).create_masked_load is not before
+        with checked():
+            pass
+        assert type(interpreter.interpreter_builder).create_masked_load is not before
+    assert type(interpreter.interpreter_builder).create_masked_load is before
+
+
+def test_an_unsupported_triton_is_refused_with_a_clear_message(monkeypatch):
+    monkeypatch.setattr(triton, "__version__", "3.1.0")
+    with pytest.raises(CheckedModeUnavailable, match=r"needs Triton 3\.2 or newer; this is Triton 3\.1\.0"):
+        with checked():
+            pass
+
+
+def test_without_the_interpreter_it_says_how_to_get_it(monkeypatch):
+    monkeypatch.delenv("TRITON_INTERPRET")
+    with pytest.raises(CheckedModeUnavailable, match="set TRITON_INTERPRET=1 before triton is imported"):
+        with checked():
+            pass
+
+
+SCRIPT = textwrap.dedent("""
+    import torch, triton, triton.language as tl
+
+    @triton.jit
+    def copy(x_ptr, y_ptr, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        tl.store(y_ptr + offs, tl.load(x_ptr + offs))
+
+    copy[(2,)](torch.randn(100), torch.zeros(128), BLOCK=64)
+    print("finished")
+""")
+
+
+def _run(args, env_extra, tmp_path):
+    script = tmp_path / "script.py"
+    script.write_text(SCRIPT)
+    env = {**os.environ, "TRITON_FAQ_BACKEND": "interpreter", **env_extra}
+    return subprocess.run([*args, str(script)], capture_output=True, text=True, env=env, timeout=120, cwd=tmp_path)
+
+
+def test_environment_variable_checks_a_whole_script(tmp_path):
+    result = _run([sys.executable, "-c", "import sys, runpy, triton_faq.backend; runpy.run_path(sys.argv[1])"],
+                  {"TRITON_FAQ_CHECKED": "1"}, tmp_path)
+    assert result.returncode == 1 and "finished" not in result.stdout
+    assert "OutOfBounds: out-of-bounds load in kernel copy" in result.stderr
+    assert "argument x_ptr: element offset 100" in result.stderr
+
+
+def test_command_runs_a_script_unchanged_and_prints_the_report_without_a_traceback(tmp_path):
+    result = _run([sys.executable, "-m", "triton_faq", "checked"], {}, tmp_path)
+    assert result.returncode == 1, result.stderr
+    assert result.stderr.startswith("triton-faq checked: OutOfBounds: out-of-bounds load in kernel copy")
+    assert "launched from script.py:9 in <module>" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_bad_environment_value_is_one_line(tmp_path):
+    result = _run([sys.executable, "-c", "import triton_faq.backend"], {"TRITON_FAQ_CHECKED": "maybe"}, tmp_path)
+    assert result.returncode == 1
+    assert result.stderr.strip() == ("triton-faq: TRITON_FAQ_CHECKED='maybe' is not understood: "
+                                     "use 1 (bounds and races), bounds, or 0")
+
+
+def test_the_pytest_fixture_checks_the_test_body(tmp_path):
+    (tmp_path / "test_fixture.py").write_text(textwrap.dedent("""
+        import pytest, torch
+        from triton_faq import backend
+        import triton, triton.language as tl
+        from triton_faq.checking import OutOfBounds
+
+        @triton.jit
+        def copy(x_ptr, y_ptr, BLOCK: tl.constexpr):
+            offs = tl.arange(0, BLOCK)
+            tl.store(y_ptr + offs, tl.load(x_ptr + offs))
+
+        def test_reported(checked_interpreter):
+            with pytest.raises(OutOfBounds, match="element offset 10"):
+                copy[(1,)](torch.randn(10), torch.zeros(16), BLOCK=16)
+    """))
+    env = {**os.environ, "TRITON_FAQ_BACKEND": "interpreter"}
+    result = subprocess.run([sys.executable, "-m", "pytest", "-p", "triton_faq.pytest_plugin", "-q",
+                             "-p", "no:cacheprovider", str(tmp_path / "test_fixture.py")],
+                            capture_output=True, text=True, env=env, timeout=120, cwd=tmp_path)
+    assert result.returncode == 0 and "1 passed" in result.stdout, result.stdout + result.stderr
