@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: setup test serve build bench test-gpu clean
+.PHONY: setup test serve build bench matrix test-gpu clean
 
 setup: $(STAMP)
 
@@ -26,6 +26,9 @@ build: setup  ## build the static site into site/
 
 bench: setup  ## on a CUDA machine: regenerate data/ from the snippets (ONLY=TP001 for one entry)
 	$(BIN)/triton-faq bench $(if $(ONLY),--only $(ONLY))
+
+matrix: setup  ## every Triton release from 3.2: where each claim holds (data/version-matrix.json; ONLY=TP001)
+	$(BIN)/triton-faq matrix $(if $(ONLY),--only $(ONLY))
 
 test-gpu: setup  ## on a CUDA machine: every test, recorded in data/test-runs.json for the site
 	$(BIN)/python -m pytest --record-gpu-run

@@ -21,6 +21,11 @@ def main(argv: list[str] | None = None) -> int:
     commands.add_parser("check", help="validate every entry; print every problem with file and line")
     commands.add_parser("backend", help="print the backend, GPU and versions that tests would use")
     commands.add_parser("parity", help="compare the English and Chinese pages")
+    matrix = commands.add_parser("matrix", help="run the interpreter tests against every Triton release from 3.2 "
+                                                "and record where each claim holds (data/version-matrix.json)")
+    matrix.add_argument("--only", metavar="ENTRY", help="one entry: an ID (TP001) or topic/question")
+    matrix.add_argument("--versions", help="comma-separated Triton versions (default: newest patch of each "
+                                           "minor release from 3.2 on PyPI)")
     checked = commands.add_parser("checked", help="run a Python script with every kernel bounds- and race-checked "
                                                   "under the interpreter")
     checked.add_argument("--bounds-only", action="store_true", help="check bounds, not races")
@@ -56,6 +61,11 @@ def main(argv: list[str] | None = None) -> int:
 
         print(describe())
         return 0
+    if args.command == "matrix":
+        from .matrix import run as run_matrix
+
+        versions = [v.strip() for v in args.versions.split(",") if v.strip()] if args.versions else None
+        return run_matrix(ROOT, versions, args.only)
     if args.command == "checked":
         return run_checked(args)
     if args.command == "parity":

@@ -48,8 +48,12 @@ snippet: {snippet}
 ## Run it yourself {{ #run-it }}
 
 ```bash
-python {snippet}
+python {snippet}          # prints what it shows
+pytest {snippet}          # one test per claim
 ```
+
+Without a GPU both run through Triton's interpreter. The buttons above (added when the site is
+built) download the same code as one file or as a notebook.
 """,
     "zh": """---
 id: {id}
@@ -79,8 +83,11 @@ snippet: {snippet}
 ## 自己跑一遍 {{ #run-it }}
 
 ```bash
-python {snippet}
+python {snippet}          # 打印演示结果
+pytest {snippet}          # 每条说法一个测试
 ```
+
+没有 GPU 时两条命令都走 Triton 解释器。上面的按钮（构建网站时加上）可以把同样的代码下载为单个文件或 notebook。
 """,
 }
 

@@ -1,0 +1,162 @@
+"""Offer every entry's snippet as a file to download and as a notebook, both generated at build time.
+
+For the entry whose snippet is ``snippets/<topic>/<name>.py``:
+
+* ``downloads/<topic>/<name>.py``: the snippet after a prelude that inlines the ``triton_faq``
+  modules it imports (``triton_faq.download``), so it runs with only torch, triton and pytest;
+* ``notebooks/<topic>/<name>.ipynb`` (``zh/notebooks/...`` in Chinese): the same code as a
+  notebook, rendered as a page by mkdocs-jupyter, with its ``.ipynb`` beside it. Both languages
+  get the same notebook (its first cell speaks both), so mkdocs-jupyter converts it once and
+  takes the second from its cache, kept in the temporary folder between builds.
+
+The entry page gets a button for each under its ``{ #run-it }`` heading; the notebook page gets a
+download button and a link back. Nothing is written to docs/: the notebooks live in a temporary
+folder for the length of the build.
+"""
+
+from __future__ import annotations
+
+import logging
+import posixpath
+import re
+import tempfile
+from pathlib import Path
+
+from mkdocs.plugins import event_priority
+from mkdocs.structure.files import File, Files, InclusionLevel
+from mkdocs.utils import get_relative_url
+
+from triton_faq import download
+from triton_faq.entries import load
+from triton_faq.pages import parse
+
+LANGUAGES = ("en", "zh")
+RUN_IT = re.compile(r"^#{2,6} .*\{[ \t]*#run-it[ \t]*\}[ \t]*$", re.MULTILINE)
+TEXT = {
+    "en": {
+        "script": "Download {name}",
+        "notebook": "Open it as a notebook",
+        "needs": "Both run on their own, with torch, triton and pytest installed; without a GPU, on "
+                 "Triton's interpreter.",
+        "entry": "Entry",
+        "intro": "Run the cells in order: the first one prints the backend it picked (without an NVIDIA "
+                 "GPU, Triton's CPU interpreter). Needs torch, triton and pytest. The `test_*` functions "
+                 "are the entry's tests: call one, or run `pytest` on the downloaded `.py`.",
+        "download_notebook": "Download {name}",
+        "back": "Back to the entry",
+    },
+    "zh": {
+        "script": "下载 {name}",
+        "notebook": "以 notebook 打开",
+        "needs": "两者都可以脱离本仓库单独运行，只需安装 torch、triton 和 pytest；没有 GPU 时走 Triton 解释器。",
+        "entry": "条目",
+        "intro": "按顺序运行各个单元格：第一个单元格会打印选用的后端（没有 NVIDIA GPU 时是 Triton 的 CPU 解释器）。"
+                 "需要 torch、triton 和 pytest。`test_*` 函数就是本条目的测试：可以直接调用，"
+                 "也可以对下载的 `.py` 运行 `pytest`。",
+        "download_notebook": "下载 {name}",
+        "back": "返回条目页面",
+    },
+}
+
+_folder = tempfile.TemporaryDirectory(prefix="triton-faq-notebooks-")
+CACHE = Path(tempfile.gettempdir(), "triton-faq-notebook-cache")  # outside the repository; keyed by content
+logging.getLogger("mkdocs.mkdocs-jupyter").setLevel(logging.WARNING)  # a line per notebook otherwise
+logging.getLogger("mkdocs.plugins.mkdocs_jupyter").setLevel(logging.WARNING)
+_generated: dict[str, tuple[File, File]] = {}  # entry page src_uri -> (script, notebook)
+_notebooks: dict[str, tuple[File, str]] = {}  # notebook src_uri -> (entry page, language)
+
+
+def page_url(config, language: str, entry) -> str:
+    """Where a reader finds the entry: its page on the site if the site has a URL, else its source."""
+    if config.site_url:
+        return config.site_url.rstrip("/") + ("/" if language == "en" else f"/{language}/") + entry.name + "/"
+    return f"{config.repo_url.rstrip('/')}/blob/main/docs/{language}/{entry.name}.md"
+
+
+def heading(entry, titles: dict[str, str], urls: dict[str, str]) -> str:
+    """The notebook's first cell, in both languages."""
+    lines = [f"# {entry.id} · {titles['en']}", "", f"**{titles['zh']}**", ""]
+    lines += [" · ".join(f"{TEXT[language]['entry']}: <{urls[language]}>" for language in LANGUAGES), ""]
+    lines += [TEXT[language]["intro"] + "\n" for language in LANGUAGES]
+    return "\n".join(lines)
+
+
+def buttons(language: str, page_src_uri: str, script: File, notebook: File) -> str:
+    """The Markdown put under the "Run it yourself" heading."""
+    here = posixpath.dirname(page_src_uri)
+    name = posixpath.basename(script.src_uri)
+    text = TEXT[language]
+    return (f"[{text['script'].format(name=name)}]({posixpath.relpath(script.src_uri, here)})"
+            f'{{ .md-button download="{name}" }}\n'
+            f"[{text['notebook']}]({posixpath.relpath(notebook.src_uri, here)}){{ .md-button }}\n\n"
+            f"{text['needs']}\n")
+
+
+def insert(markdown: str, addition: str, where: str) -> str:
+    heading = RUN_IT.search(markdown)
+    if heading is None:
+        raise ValueError(f"{where}: an entry page needs a '{{ #run-it }}' heading for its download buttons")
+    return markdown[: heading.end()] + "\n\n" + addition + markdown[heading.end():]
+
+
+def on_config(config):
+    config.plugins["mkdocs-jupyter"].config["cache_dir"] = str(CACHE)
+
+
+@event_priority(-150)  # after mkdocs-static-i18n (-100) has kept this build's language only
+def on_files(files: Files, config):
+    root = Path(config["config_file_path"]).parent
+    jupyter = config.plugins["mkdocs-jupyter"]
+    for entry in load(root):
+        pages = {language: files.get_file_from_path(f"{language}/{entry.name}.md") for language in LANGUAGES}
+        pages = {language: page for language, page in pages.items() if page is not None}
+        if not pages:
+            continue
+        snippet = entry.snippet.as_posix()
+        source = (root / snippet).read_text(encoding="utf-8")
+        relative = entry.snippet.relative_to("snippets").with_suffix("").as_posix()
+        titles = {language: parse(root / "docs" / language / f"{entry.name}.md").front_matter["title"]
+                  for language in LANGUAGES}
+        urls = {language: page_url(config, language, entry) for language in LANGUAGES}
+        script = File.generated(config, f"downloads/{relative}.py", content=download.script(
+            source, snippet, f"{entry.id} · {titles['en']}", urls["en"]))
+        files.append(script)
+        text = download.notebook_json(source, snippet, heading(entry, titles, urls))
+        for language, page in pages.items():
+            prefix = f"{language}/" if page.dest_uri.startswith(f"{language}/") else ""
+            src_uri = f"{prefix}notebooks/{relative}.ipynb"
+            path = Path(_folder.name, src_uri)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            # a real file in the temporary folder (not File.generated): mkdocs-jupyter reads it from its src_dir
+            generated = File(src_uri, _folder.name, config.site_dir, config.use_directory_urls,
+                             inclusion=InclusionLevel.NOT_IN_NAV)
+            (notebook,) = jupyter.on_files(Files([generated]), config)  # a page, as mkdocs-jupyter makes them
+            files.append(notebook)
+            _generated[page.src_uri] = (script, notebook)
+            _notebooks[src_uri] = (page, language)
+    return files
+
+
+@event_priority(100)  # before the other hooks: a notebook's "Markdown" is its JSON, which they must not read
+def on_page_markdown(markdown, page, config, files):
+    if page.file.src_uri in _notebooks:
+        page.meta["search"] = {"exclude": True}  # its code is on the entry page already
+        return ""  # mkdocs-jupyter renders the notebook itself
+    if page.file.src_uri not in _generated:
+        return markdown
+    script, notebook = _generated[page.file.src_uri]
+    language = page.file.src_uri.split("/", 1)[0]
+    return insert(markdown, buttons(language, page.file.src_uri, script, notebook), page.file.src_uri)
+
+
+def on_page_content(html, page, config, files):
+    if page.file.src_uri not in _notebooks:
+        return html
+    entry, language = _notebooks[page.file.src_uri]
+    name = posixpath.basename(page.file.src_uri)
+    text = TEXT[language]
+    return (f'<p><a class="md-button" href="{name}" download="{name}">'
+            f'{text["download_notebook"].format(name=name)}</a> '
+            f'<a class="md-button" href="{get_relative_url(entry.url, page.file.url)}">{text["back"]}</a></p>\n'
+            + html)
