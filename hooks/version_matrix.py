@@ -16,7 +16,7 @@ from triton_faq.pages import page_language
 RUN_IT = re.compile(r"^## .*\{ #run-it \}\s*$", re.MULTILINE)
 TEXT = {
     "en": {
-        "heading": "On which Triton versions { #versions }",
+        "heading": "On which Triton versions { #triton-versions }",
         "intro": "Every claim on this page that the interpreter can check was run against each Triton release "
                  "from {first} to {last} ({versions}) on {day}, by `{command}` ({backend}; Python {python}, "
                  "torch {torch}).",
@@ -28,7 +28,7 @@ TEXT = {
         "missing": "This entry has not been run against other Triton versions yet: run `{command} --only {id}`.",
     },
     "zh": {
-        "heading": "在哪些 Triton 版本上成立 { #versions }",
+        "heading": "在哪些 Triton 版本上成立 { #triton-versions }",
         "intro": "本页中解释器能检查的每条说法，都在 Triton {first} 到 {last} 的每个版本（{versions}）上跑过，"
                  "日期 {day}，命令 `{command}`（{backend}；Python {python}，torch {torch}）。",
         "changed": "在不同版本上结果不同的说法：",

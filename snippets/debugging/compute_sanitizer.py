@@ -13,6 +13,7 @@ from pathlib import Path
 
 import torch
 
+import triton_faq
 from triton_faq.backend import BACKEND, DEVICE, describe  # picks CUDA or the interpreter before Triton loads
 
 import triton
@@ -57,6 +58,74 @@ def overrun():
 # --8<-- [end:overrun]
 
 
+# --8<-- [start:same-allocation]
+ROWS, COLS = 8, 4
+
+
+@triton.jit
+def row_sums(x_ptr, out_ptr, stride_row, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    x = tl.load(x_ptr + row * stride_row + tl.arange(0, BLOCK))
+    tl.store(out_ptr + row, tl.sum(x, axis=0))
+
+
+def preallocated_buffer():
+    return torch.arange(2 * ROWS * COLS, dtype=torch.float32, device=DEVICE).reshape(2 * ROWS, COLS)
+
+
+def rows_of_a_buffer():
+    """The first ROWS rows of a preallocated (2 * ROWS, COLS) buffer: a view, one allocation."""
+    return preallocated_buffer()[:ROWS]
+
+
+def row_sums_wrong_stride(x, out):
+    row_sums[(ROWS,)](x, out, x.shape[0], BLOCK=COLS)  # BUG: x.shape[0] (8) where x.stride(0) (4) belongs
+
+
+def row_sums_right_stride(x, out):
+    row_sums[(ROWS,)](x, out, x.stride(0), BLOCK=COLS)
+# --8<-- [end:same-allocation]
+
+
+# --8<-- [start:wrong-stride]
+def wrong_stride():
+    """The wrong row stride on a view: it reads past the view, but not past the buffer."""
+    x = rows_of_a_buffer()
+    out = torch.zeros(ROWS, device=DEVICE)
+    row_sums_wrong_stride(x, out)
+    torch.cuda.synchronize()
+    print("wrong-stride kernel finished:", out.tolist(), flush=True)
+# --8<-- [end:wrong-stride]
+
+
+# --8<-- [start:test-same-allocation]
+def test_wrong_stride_silently_sums_every_other_row_of_the_buffer():
+    buffer = preallocated_buffer()
+    out = poisoned(ROWS)
+    row_sums_wrong_stride(buffer[:ROWS], out)
+    assert out.cpu().tolist() == buffer[::2].sum(dim=1).cpu().tolist()  # buffer rows 0, 2, ..., 14
+
+
+@pytest.mark.interpreter
+def test_checked_reports_the_wrong_stride_where_it_leaves_the_view():
+    x = rows_of_a_buffer()
+    with pytest.raises(triton_faq.OutOfBounds) as raised:
+        with triton_faq.checked():
+            row_sums_wrong_stride(x, poisoned(ROWS))
+    report = str(raised.value)
+    assert "out-of-bounds load in kernel row_sums at " in report
+    assert "argument x_ptr: element offset 32 (4 lanes out of bounds, offsets 32..35)" in report
+    assert "the tensor has 32 elements, valid offsets 0..31" in report
+
+
+def test_fix_row_stride_from_the_tensor_matches_float64():
+    x = fresh_randn(2 * ROWS * COLS).reshape(2 * ROWS, COLS)[:ROWS]
+    out = poisoned(ROWS)
+    row_sums_right_stride(x, out)
+    assert_matches_float64(out, x.double().sum(dim=1))
+# --8<-- [end:test-same-allocation]
+
+
 # --8<-- [start:test-fix]
 @pytest.mark.parametrize("n", [1, 1000, 2048])
 def test_masked_sum_matches_float64(n):
@@ -77,11 +146,11 @@ def find_sanitizer():
     return found
 
 
-def sanitize(**env):
-    """compute-sanitizer --tool memcheck python <this file> --overrun, in a child process."""
+def sanitize(mode="--overrun", **env):
+    """compute-sanitizer --tool memcheck python <this file> <mode>, in a child process."""
     environ = {k: v for k, v in os.environ.items() if k != "PYTORCH_NO_CUDA_MEMORY_CACHING"}
     result = subprocess.run(
-        [find_sanitizer(), "--tool", "memcheck", sys.executable, __file__, "--overrun"],
+        [find_sanitizer(), "--tool", "memcheck", sys.executable, __file__, mode],
         capture_output=True, text=True, timeout=540,
         env={**environ, "PYTHONPATH": str(ROOT), **env},
     )
@@ -126,13 +195,32 @@ def test_gpu_memcheck_names_the_kernel():
 def test_gpu_memcheck_names_the_python_line_of_the_load():
     report = sanitize(PYTORCH_NO_CUDA_MEMORY_CACHING="1")
     assert f"{Path(__file__).name}:{overrun_line()}" in report
+
+
+@pytest.mark.gpu
+def test_gpu_memcheck_says_how_far_past_which_allocation():
+    report = sanitize(PYTORCH_NO_CUDA_MEMORY_CACHING="1")
+    assert re.search(r"is \d+ bytes after the nearest allocation at 0x[0-9a-f]+ of size 4,000 bytes", report)
 # --8<-- [end:test-gpu]
+
+
+# --8<-- [start:test-gpu-same-allocation]
+@pytest.mark.gpu
+def test_gpu_memcheck_reports_0_errors_for_an_overrun_inside_the_same_allocation():
+    report = sanitize("--wrong-stride", PYTORCH_NO_CUDA_MEMORY_CACHING="1")
+    assert "wrong-stride kernel finished" in report
+    assert "ERROR SUMMARY: 0 errors" in report
+# --8<-- [end:test-gpu-same-allocation]
 
 
 # The error message this entry answers (the `errors:` of its page): tests/test_error_index.py
 # checks that this produces the message it is claimed for.
 def memcheck_report_without_the_caching_allocator() -> str:
     return sanitize(PYTORCH_NO_CUDA_MEMORY_CACHING="1")  # skips when compute-sanitizer is missing
+
+
+def memcheck_report_with_the_caching_allocator() -> str:
+    return sanitize()  # the overrun, unseen: "ERROR SUMMARY: 0 errors"
 
 
 def first_line(pattern, report):
@@ -169,10 +257,14 @@ def observe_sanitizer_summary():
 
 
 def main():
-    if "--overrun" in sys.argv:
+    if "--overrun" in sys.argv or "--wrong-stride" in sys.argv:
         if BACKEND != "cuda":
-            raise SystemExit("--overrun reads past the end of a tensor; run it on a CUDA GPU under compute-sanitizer")
-        overrun()
+            raise SystemExit("--overrun and --wrong-stride read out of bounds; run them on a CUDA GPU "
+                             "under compute-sanitizer")
+        if "--overrun" in sys.argv:
+            overrun()
+        else:
+            wrong_stride()
         return
     print(describe())
     print("on a CUDA machine, compare:")
@@ -183,6 +275,18 @@ def main():
     out = poisoned(1)
     sum_with_mask[(1,)](x, out, N, BLOCK=BLOCK)
     print(f"masked sum of {N} floats: {out.item():.6f} (float64 reference {x.double().sum().item():.6f})")
+    x = rows_of_a_buffer()
+    out = poisoned(ROWS)
+    row_sums_wrong_stride(x, out)
+    print("row sums of the view with the wrong row stride:", out.cpu().tolist())
+    print("row sums of the view                          :", x.sum(dim=1).cpu().tolist())
+    try:
+        with triton_faq.checked():
+            row_sums_wrong_stride(x, poisoned(ROWS))
+    except triton_faq.OutOfBounds as report:
+        print("under triton_faq.checked():", str(report).splitlines()[0])
+    except triton_faq.CheckedModeUnavailable as why:
+        print("triton_faq.checked() needs the interpreter:", why)
 
 
 if __name__ == "__main__":

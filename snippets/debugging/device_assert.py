@@ -4,6 +4,7 @@ Run it: ``python snippets/debugging/device_assert.py``
 (on a machine without a GPU it runs through Triton's interpreter).
 """
 
+import inspect
 import os
 import re
 import subprocess
@@ -19,6 +20,7 @@ import triton.language as tl
 import pytest
 
 from triton_faq.evidence import gpu_evidence, label, table
+from triton.compiler.errors import CompilationError
 from triton.runtime.errors import InterpreterError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -51,6 +53,35 @@ def add_one_python_assert(x_ptr, BLOCK: tl.constexpr):
     assert tl.min(x, axis=0) > 0, "scalar condition"  # one boolean
     tl.store(x_ptr + offs, x + 1)
 # --8<-- [end:python-assert]
+
+
+# --8<-- [start:mask]
+@triton.jit
+def add_one_tail(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0.0)  # lanes past n hold `other`: 0.0
+    tl.device_assert(x > 0, "x must be positive")    # checks every lane, padding included
+    tl.store(x_ptr + offs, x + 1, mask=mask)
+
+
+@triton.jit
+def add_one_tail_masked_assert(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0.0)
+    tl.device_assert(x > 0, "x must be positive", mask=mask)  # only the lanes of the mask
+    tl.store(x_ptr + offs, x + 1, mask=mask)
+# --8<-- [end:mask]
+
+
+# --8<-- [start:static-assert]
+@triton.jit
+def add_one_block_multiple_of_4(x_ptr, BLOCK: tl.constexpr):
+    tl.static_assert(BLOCK % 4 == 0, "BLOCK must be a multiple of 4")  # checked at compile time
+    offs = tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, tl.load(x_ptr + offs) + 1)
+# --8<-- [end:static-assert]
 
 
 # --8<-- [start:test-interpreter]
@@ -97,6 +128,35 @@ def test_the_interpreter_options_have_debug_off():
 # --8<-- [end:test-semantic]
 
 
+# --8<-- [start:test-overflow]
+def test_debug_mode_also_checks_int32_add_sub_mul_for_overflow():
+    source = inspect.getsource(tl.semantic)
+    assert 'msg = f"int{lhs_sca_ty.int_bitwidth} overflow detected for operation {binary_op.__name__}"' in source
+    for op in ("add", "sub", "mul"):  # each calls the check, which emits a device assert
+        assert re.search(rf"binary_op_sanitize_overflow_impl\(input, other, [\w., ]*\b{op}\)", source)
+    assert re.search(r"device_assert\(cond, msg, \w+\)", source)
+# --8<-- [end:test-overflow]
+
+
+# --8<-- [start:test-mask]
+def test_device_assert_has_a_mask_parameter():
+    assert "mask" in inspect.signature(tl.device_assert).parameters
+
+
+def test_mask_turns_the_condition_into_cond_or_not_mask():
+    assert "cond = self.or_(cond, self.not_(mask))" in inspect.getsource(tl.semantic)
+# --8<-- [end:test-mask]
+
+
+# --8<-- [start:test-static-assert]
+def test_static_assert_fails_without_debug_mode_on_both_backends():
+    x = torch.zeros(2, device=DEVICE)
+    with pytest.raises((CompilationError, InterpreterError), match="BLOCK must be a multiple of 4"):
+        add_one_block_multiple_of_4[(1,)](x, BLOCK=2)
+    assert x.cpu().tolist() == [0.0, 0.0]  # the kernel did not run
+# --8<-- [end:test-static-assert]
+
+
 # ---------------------------------------------------------------- on the GPU
 # A failed device assert poisons the CUDA context, so each GPU case runs in a child process.
 
@@ -135,7 +195,36 @@ def test_gpu_jit_debug_true_makes_it_fire_without_the_variable():
     result = run_child("--jit-debug")
     assert result.returncode != 0
     assert re.search(r"device-side assert triggered", result.stderr)
+
+
+@pytest.mark.gpu
+def test_gpu_the_report_names_file_and_line_but_calls_the_kernel_unknown():
+    result = run_child("--plain", TRITON_DEBUG="1")
+    where = f"{Path(__file__).name}:{assert_line(add_one_checked)}: unknown: block: "
+    assert where in result.stdout + result.stderr
 # --8<-- [end:test-gpu]
+
+
+# --8<-- [start:test-gpu-mask]
+@pytest.mark.gpu
+def test_gpu_assert_after_a_masked_load_checks_the_padding_lanes():
+    result = run_child("--tail", TRITON_DEBUG="1")  # x = [1, 1, 1], BLOCK = 4: lane 3 holds 0.0
+    assert result.returncode != 0
+    assert "Assertion `x must be positive` failed" in result.stdout + result.stderr
+
+
+@pytest.mark.gpu
+def test_gpu_mask_argument_skips_the_padding_lanes():
+    result = run_child("--tail-mask", TRITON_DEBUG="1")
+    assert result.returncode == 0, result.stderr
+    assert "kernel finished: [2.0, 2.0, 2.0]" in result.stdout
+# --8<-- [end:test-gpu-mask]
+
+
+def assert_line(kernel) -> int:
+    """The line number, in this file, of the kernel's tl.device_assert."""
+    lines, first = inspect.getsourcelines(kernel.fn)
+    return first + next(i for i, line in enumerate(lines) if "tl.device_assert(" in line)
 
 
 # The error messages this entry answers (the `errors:` of its page): tests/test_error_index.py
@@ -150,6 +239,10 @@ def failing_assert_with_jit_debug() -> str:
     return result.stdout + result.stderr
 
 
+def python_assert_on_the_interpreter():
+    add_one_python_assert[(1,)](torch.zeros(4, device=DEVICE), BLOCK=4)  # raises InterpreterError
+
+
 def first_line_with(text, output):
     """The first line of `output` that contains `text`, without this repository's path; "" if none."""
     line = next((line for line in output.splitlines() if text in line), "")
@@ -161,7 +254,9 @@ def observe_device_assert_outcomes():
     """How a failing device assert ends in a child process on the GPU, per way of asking for debug mode."""
     rows = []
     cases = [("@triton.jit", "--plain", {}), ("@triton.jit + TRITON_DEBUG=1", "--plain", {"TRITON_DEBUG": "1"}),
-             ("@triton.jit(debug=True)", "--jit-debug", {})]
+             ("@triton.jit(debug=True)", "--jit-debug", {}),
+             ("TRITON_DEBUG=1, masked load, assert without mask=", "--tail", {"TRITON_DEBUG": "1"}),
+             ("TRITON_DEBUG=1, masked load, assert with mask=", "--tail-mask", {"TRITON_DEBUG": "1"})]
     for how, mode, env in cases:
         result = run_child(mode, **env)
         rows.append([f"`{how}`", result.returncode, first_line_with("kernel finished", result.stdout),
@@ -176,13 +271,18 @@ def observe_device_assert_outcomes():
     )
 
 
-CHILD_MODES = ("--plain", "--jit-debug")
+CHILD_MODES = ("--plain", "--jit-debug", "--tail", "--tail-mask")
 
 
 def child(mode):
-    x = torch.zeros(4, device=DEVICE)
-    kernel = add_one_checked_debug if mode == "--jit-debug" else add_one_checked
-    kernel[(1,)](x, BLOCK=4)
+    if mode in ("--tail", "--tail-mask"):
+        x = torch.ones(3, device=DEVICE)  # every element passes `x > 0`; the padding lane does not
+        kernel = add_one_tail_masked_assert if mode == "--tail-mask" else add_one_tail
+        kernel[(1,)](x, 3, BLOCK=4)
+    else:
+        x = torch.zeros(4, device=DEVICE)
+        kernel = add_one_checked_debug if mode == "--jit-debug" else add_one_checked
+        kernel[(1,)](x, BLOCK=4)
     if DEVICE == "cuda":
         torch.cuda.synchronize()  # a device assert surfaces here as a CUDA error
     print("kernel finished:", x.cpu().tolist(), flush=True)

@@ -69,6 +69,24 @@ def workflow():
 # --8<-- [end:workflow]
 
 
+# --8<-- [start:checked]
+import triton_faq
+from triton_faq.checking import launched_from
+
+
+def workflow_checked() -> str:
+    """The same program under triton_faq.checked() on the interpreter: a report, not a crash."""
+    table = torch.randn(N_ROWS, D, device=DEVICE)
+    idx = torch.tensor([3, 1, BAD_INDEX, 7], device=DEVICE)
+    try:
+        with triton_faq.checked():
+            embed(table, idx)
+    except triton_faq.OutOfBounds as report:  # raised before the bad read
+        return f"{report}\n  launched from {launched_from(report)}"
+    raise AssertionError("the bad read was not reported")
+# --8<-- [end:checked]
+
+
 # --8<-- [start:fix]
 def check_indices(idx: torch.Tensor, n_rows: int) -> None:
     """Raise on the host, at the caller's line, before a bad index reaches the kernel."""
@@ -165,6 +183,20 @@ def test_the_kernel_writes_every_output_element():
 
 
 # ---------------------------------------------------------------- on the interpreter
+# --8<-- [start:test-checked]
+@pytest.mark.interpreter
+def test_checked_names_kernel_line_argument_offset_size_program_and_launch():
+    report = workflow_checked()
+    assert report.startswith("out-of-bounds load in kernel gather_rows at ")
+    assert "x = tl.load(table_ptr + row * D + cols, mask=mask)  # <- the bad read" in report
+    first = BAD_INDEX * D
+    assert f"argument table_ptr: element offset {first} (64 lanes out of bounds, offsets {first}..{first + 63})" in report
+    assert f"the tensor has {N_ROWS * D} elements, valid offsets 0..{N_ROWS * D - 1}" in report
+    assert "program (2, 0, 0)" in report  # the program of the bad index
+    assert "launched from " in report and "in embed" in report and "# <- the launch" in report
+# --8<-- [end:test-checked]
+
+
 # --8<-- [start:test-interpreter]
 @pytest.mark.interpreter
 def test_interpreter_the_bad_read_kills_the_process_at_the_kernel_line():

@@ -5,7 +5,13 @@ Run it: ``python snippets/reductions/low_precision_sum.py``
 """
 
 import inspect
+import os
+import re
+import subprocess
+import sys
+import tempfile
 import warnings
+from pathlib import Path
 
 import torch
 
@@ -14,8 +20,15 @@ from triton_faq.backend import DEVICE, describe  # picks CUDA or the interpreter
 import triton
 import triton.language as tl
 import pytest
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
+from triton.runtime.jit import JITFunction
 
 from triton_faq.testing import assert_matches_float64, fresh_randn, poisoned
+
+ROOT = Path(__file__).resolve().parents[2]
+LOOP_CARRIED = ("Loop-carried variable acc has initial type fp16 but is re-assigned to fp32 in loop! "
+                "Please make sure that the type stays consistent.")
 
 
 # --8<-- [start:sum-dtype]
@@ -29,6 +42,51 @@ def block_sum_two_ways(x_ptr, out_ptr, BLOCK: tl.constexpr):
     tl.store(out_ptr + 0, default)                       # out is float32
     tl.store(out_ptr + 1, wide)
 # --8<-- [end:sum-dtype]
+
+
+# --8<-- [start:block-sums]
+@triton.jit
+def block_sum_default(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, BLOCK))
+    tl.store(out_ptr, tl.sum(x, axis=0))                    # summed in the input's dtype
+
+
+@triton.jit
+def block_sum_upcast(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, BLOCK))
+    tl.store(out_ptr, tl.sum(x.to(tl.float32), axis=0))     # any Triton version
+
+
+@triton.jit
+def block_sum_dtype(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, BLOCK))
+    tl.store(out_ptr, tl.sum(x, axis=0, dtype=tl.float32))  # needs tl.sum's dtype parameter
+# --8<-- [end:block-sums]
+
+
+# --8<-- [start:bfloat16-dtype]
+@triton.jit
+def bfloat16_sum_stays_bfloat16(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, BLOCK))               # bfloat16
+    tl.static_assert(tl.sum(x, axis=0).dtype == tl.bfloat16)
+    tl.store(out_ptr, tl.sum(x.to(tl.float32), axis=0))    # reached only if the assert holds
+# --8<-- [end:bfloat16-dtype]
+
+
+# --8<-- [start:drift-input]
+def one_lossy_addition(dtype=torch.float16):
+    """64 values: 1024, 0.5 and zeros. Every order of summing them has exactly one inexact addition,
+    1024 + 0.5, which float16 rounds to even: 1024 (its spacing at 1024 is 1)."""
+    x = torch.zeros(64, dtype=dtype, device=DEVICE)
+    x[0], x[1] = 1024.0, 0.5
+    return x
+
+
+def block_total(kernel, x):
+    out = poisoned(1)  # float32, NaN until written
+    kernel[(1,)](x, out, BLOCK=x.numel())
+    return out
+# --8<-- [end:drift-input]
 
 
 # --8<-- [start:pitfall]
@@ -62,6 +120,57 @@ def running_sum_scalar(x_ptr, out_ptr, N: tl.constexpr, BLOCK: tl.constexpr):
         acc += tl.sum(x, axis=0, dtype=tl.float32)  # the block's sum in float32, too
     tl.store(out_ptr, acc)
 # --8<-- [end:fix]
+
+
+# --8<-- [start:mixed]
+@triton.jit
+def running_sum_mixed(x_ptr, out_ptr, N: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    acc = tl.zeros((), dtype=x_ptr.dtype.element_ty)    # float16 accumulator ...
+    for start in range(0, N, BLOCK):
+        x = tl.load(x_ptr + start + offs)
+        acc += tl.sum(x, axis=0, dtype=tl.float32)      # ... plus a float32 sum: acc becomes float32
+    tl.store(out_ptr, acc)
+# --8<-- [end:mixed]
+
+
+# --8<-- [start:offline]
+H200 = GPUTarget("cuda", 90, 32)  # sm_90: compiling for it needs no GPU
+MIXED_SIGNATURE = {"x_ptr": "*fp16", "out_ptr": "*fp32", "N": "constexpr", "BLOCK": "constexpr"}
+
+
+def compile_mixed_offline() -> str:
+    """Compile running_sum_mixed for sm_90 (no launch, no GPU needed); return the error, if any."""
+    fn = JITFunction(running_sum_mixed.fn)  # a compilable object, also where kernels are interpreted
+    try:
+        triton.compile(ASTSource(fn, MIXED_SIGNATURE, {"N": 256, "BLOCK": 64}), target=H200)
+    except Exception as error:
+        return f"{type(error).__name__}: {error}"
+    return "compiled"
+# --8<-- [end:offline]
+
+
+# A fresh process: an interpreted kernel patches triton.language in place, and Triton's own @jit
+# helpers (tl.sum is one) are interpreted functions when triton is imported with TRITON_INTERPRET=1;
+# so the child imports triton before triton_faq.backend sets it.
+CHILD = (
+    "import os, runpy, sys\n"
+    "interpret = os.environ.pop('TRITON_INTERPRET', None)\n"
+    "import triton\n"
+    "if interpret is not None:\n"
+    "    os.environ['TRITON_INTERPRET'] = interpret\n"
+    "print(runpy.run_path(sys.argv[1])['compile_mixed_offline']())\n"
+)
+
+
+def compile_mixed_in_fresh_process() -> str:
+    env = {**os.environ, "TRITON_CACHE_DIR": tempfile.mkdtemp(),
+           "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)}
+    done = subprocess.run([sys.executable, "-c", CHILD, __file__], capture_output=True, text=True,
+                          timeout=300, env=env)
+    if done.returncode != 0:
+        raise RuntimeError(f"the compile process failed:\n{done.stderr}")
+    return done.stdout
 
 
 # --8<-- [start:launch]
@@ -145,6 +254,70 @@ def test_fix_on_the_all_ones_input_is_exact():
 # --8<-- [end:test-fix]
 
 
+# --8<-- [start:test-drift]
+def test_pitfall_float16_sum_of_1024_and_half_is_1024():
+    x = one_lossy_addition()
+    assert x.double().sum().item() == 1024.5                   # float64 reference
+    assert block_total(block_sum_default, x).item() == 1024.0  # float16: the half is gone
+
+
+def test_fix_upcast_before_tl_sum_keeps_the_half():
+    assert block_total(block_sum_upcast, one_lossy_addition()).item() == 1024.5
+
+
+def test_fix_tl_sum_dtype_float32_keeps_the_half():
+    assert block_total(block_sum_dtype, one_lossy_addition()).item() == 1024.5
+# --8<-- [end:test-drift]
+
+
+# --8<-- [start:test-block-fixes]
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_fix_upcast_before_tl_sum_matches_float64(dtype):
+    x = (fresh_randn(1024).abs() + 0.5).to(dtype)
+    assert_matches_float64(block_total(block_sum_upcast, x), x.double().sum().reshape(1))
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_fix_tl_sum_dtype_float32_matches_float64(dtype):
+    x = (fresh_randn(1024).abs() + 0.5).to(dtype)
+    assert_matches_float64(block_total(block_sum_dtype, x), x.double().sum().reshape(1))
+
+
+def test_sum_of_bfloat16_is_bfloat16():
+    x = torch.ones(64, dtype=torch.bfloat16, device=DEVICE)
+    out = poisoned(1)
+    bfloat16_sum_stays_bfloat16[(1,)](x, out, BLOCK=64)  # the static_assert raises where it is float32
+    assert out.item() == 64.0
+# --8<-- [end:test-block-fixes]
+
+
+# --8<-- [start:test-mixed]
+def test_pitfall_float16_acc_plus_float32_sum_is_a_compile_error():
+    assert compile_mixed_in_fresh_process().strip().endswith(f"AssertionError('{LOOP_CARRIED}')")
+
+
+@pytest.mark.gpu
+def test_gpu_float16_acc_plus_float32_sum_fails_at_the_launch():
+    from triton.compiler.errors import CompilationError
+    x = torch.ones(256, dtype=torch.float16, device=DEVICE)
+    with pytest.raises(CompilationError, match=re.escape(LOOP_CARRIED)):
+        running_sum_mixed[(1,)](x, poisoned(1), N=256, BLOCK=64)
+
+
+@pytest.mark.interpreter
+def test_interpreter_runs_the_mixed_accumulator_silently():
+    x = torch.ones(256, dtype=torch.float16, device=DEVICE)
+    out = poisoned(1)
+    running_sum_mixed[(1,)](x, out, N=256, BLOCK=64)  # no error: acc simply becomes float32
+    assert out.item() == 256.0
+# --8<-- [end:test-mixed]
+
+
+def reproduce_loop_carried_type_change() -> str:
+    """The compile error of running_sum_mixed, compiled for sm_90 in a fresh process (no GPU needed)."""
+    return compile_mixed_in_fresh_process()
+
+
 def main():
     print(describe())
     x = torch.ones(2**14, dtype=torch.float16, device=DEVICE)
@@ -155,6 +328,13 @@ def main():
     out = poisoned(2)
     block_sum_two_ways[(1,)](x, out, BLOCK=64)
     print("tl.sum of 64 float16 values of 2048: default, dtype=tl.float32 ->", out.cpu().tolist())
+    x = one_lossy_addition()
+    print(f"tl.sum of [1024, 0.5, 0, ...] (float64: {x.double().sum().item()}):",
+          "float16", block_total(block_sum_default, x).item(),
+          "| x.to(tl.float32)", block_total(block_sum_upcast, x).item(),
+          "| dtype=tl.float32", block_total(block_sum_dtype, x).item())
+    print("float16 acc += tl.sum(x, dtype=tl.float32), compiled for sm_90:",
+          compile_mixed_in_fresh_process().strip().splitlines()[-1])
 
 
 if __name__ == "__main__":
