@@ -10,7 +10,9 @@ For the entry whose snippet is ``snippets/<topic>/<name>.py``:
   takes the second from its cache, kept in the temporary folder between builds.
 
 The entry page gets a button for each under its ``{ #run-it }`` heading; the notebook page gets a
-download button and a link back. Nothing is written to docs/: the notebooks live in a temporary
+download button and a link back. mkdocs-jupyter inlines its stylesheet (~575 KB) into every
+notebook page; it is moved to one shared file, ``assets/notebook.css``, that each links instead.
+Nothing is written to docs/: the notebooks live in a temporary
 folder for the length of the build.
 """
 
@@ -22,6 +24,7 @@ import re
 import tempfile
 from pathlib import Path
 
+from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.utils import get_relative_url
@@ -118,10 +121,11 @@ def on_files(files: Files, config):
         titles = {language: parse(root / "docs" / language / f"{entry.name}.md").front_matter["title"]
                   for language in LANGUAGES}
         urls = {language: page_url(config, language, entry) for language in LANGUAGES}
-        script = File.generated(config, f"downloads/{relative}.py", content=download.script(
-            source, snippet, f"{entry.id} · {titles['en']}", urls["en"]))
+        title = f"{entry.id} · {titles['en']}"
+        script = File.generated(config, f"downloads/{relative}.py",
+                                content=download.script(source, snippet, title, urls["en"]))
         files.append(script)
-        text = download.notebook_json(source, snippet, heading(entry, titles, urls))
+        text = download.notebook_json(source, snippet, heading(entry, titles, urls), title, urls["en"])
         for language, page in pages.items():
             prefix = f"{language}/" if page.dest_uri.startswith(f"{language}/") else ""
             src_uri = f"{prefix}notebooks/{relative}.ipynb"
@@ -160,3 +164,33 @@ def on_page_content(html, page, config, files):
             f'{text["download_notebook"].format(name=name)}</a> '
             f'<a class="md-button" href="{get_relative_url(entry.url, page.file.url)}">{text["back"]}</a></p>\n'
             + html)
+
+
+NOTEBOOK_CSS = "assets/notebook.css"
+# mkdocs-jupyter's stylesheets, each inlined as one block: Pygments' (a few KB), its index.css
+# (~575 KB) and its theme-*.css (~10 KB), one after the other.
+STYLE_BLOCKS = re.compile(r'<style type="text/css">.*?</style>(?:\s*<style type="text/css">.*?</style>)*\n?',
+                          re.DOTALL)
+STYLE = re.compile(r'<style type="text/css">(?P<css>.*?)</style>', re.DOTALL)
+_stylesheet: dict[str, str] = {}  # where the shared stylesheet was written -> its CSS
+
+
+def on_post_page(output, page, config):
+    """Put a notebook page's inlined stylesheets in the shared file and link that instead."""
+    if page.file.src_uri not in _notebooks:
+        return output
+    blocks = max(STYLE_BLOCKS.finditer(output), key=lambda match: len(match[0]), default=None)
+    if blocks is None or len(blocks[0]) < 100_000:
+        raise PluginError(f"{page.file.src_uri}: mkdocs-jupyter's inlined stylesheet was not found; "
+                          "hooks/downloads.py expects it as <style> blocks in the notebook's HTML")
+    css = "\n".join(match["css"].strip() for match in STYLE.finditer(blocks[0])) + "\n"
+    path = Path(config.site_dir, NOTEBOOK_CSS)
+    written = _stylesheet.get(str(path))
+    if written is not None and written != css and path.is_file():
+        raise PluginError(f"{page.file.src_uri}: its notebook stylesheet differs from other notebook pages'")
+    if written != css or not path.is_file():  # once a build (`mkdocs serve` may have cleaned the folder)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(css, encoding="utf-8")
+        _stylesheet[str(path)] = css
+    link = f'<link rel="stylesheet" href="{get_relative_url(NOTEBOOK_CSS, page.url)}">\n'
+    return output[: blocks.start()] + link + output[blocks.end():]

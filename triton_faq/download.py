@@ -4,7 +4,8 @@ Snippets import this package (``from triton_faq.backend import DEVICE, describe`
 download is the snippet unchanged, after a prelude that inlines the source of every
 ``triton_faq`` module it imports (transitively) and registers each in ``sys.modules``, so the
 snippet's own import lines work as written. The notebook is the same code: a first cell that
-installs the modules and prints the backend, then the snippet split at its
+installs the modules and prints the backend (and, for a snippet that uses ``__file__``, writes
+the download to a temporary file and sets ``__file__`` to it), then the snippet split at its
 ``# --8<-- [start:name]`` sections, then ``main()``.
 """
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 import ast
 import json
 import re
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 PACKAGE = "triton_faq"
 SOURCE = Path(__file__).resolve().parent
@@ -90,6 +91,7 @@ def _inline_{PACKAGE}(sources):
             name = module.__name__.partition(".")[2] or "__init__"
             filename = f"<{PACKAGE}/{{name}}.py, inlined>"
             linecache.cache[filename] = (len(sources[name]), None, sources[name].splitlines(True), filename)
+            module.__file__ = filename  # as its code objects' co_filename, for code that compares them
             exec(compile(sources[name], filename, "exec"), module.__dict__)
 
     for loaded in [m for m in sys.modules if m.partition(".")[0] == "{PACKAGE}"]:
@@ -178,11 +180,48 @@ def _cell(kind: str, source: str) -> dict:
     return cell
 
 
-def notebook(snippet_source: str, snippet_path: str, heading: str) -> dict:
-    """An nbformat 4 notebook of the snippet, under a Markdown cell ``heading``."""
+def uses_file(snippet_source: str) -> bool:
+    """Whether the snippet reads ``__file__`` (to run itself in a child process, or read its lines)."""
+    return any(isinstance(node, ast.Name) and node.id == "__file__" for node in ast.walk(ast.parse(snippet_source)))
+
+
+def write_script(script_text: str, snippet_path: str) -> str:
+    """Notebook code that writes ``script_text`` (the ``.py`` download) and makes it ``__file__``.
+
+    A notebook has no ``__file__``; snippets use it to run themselves in a child process
+    (``subprocess.run([sys.executable, __file__, ...])``), to read their own lines, and for
+    ``ROOT = Path(__file__).resolve().parents[2]``. The script goes to
+    ``<new temporary folder>/<snippet_path>``, so ``parents[2]`` is that folder.
+    """
+    return f'''
+
+# This notebook's code as one script, the .py download: the entry's helpers run `__file__` in a
+# child process and read its lines, and a notebook has no `__file__`. It goes to a new temporary
+# folder as {snippet_path}, so `Path(__file__).resolve().parents[2]` is that folder.
+def _write_the_download(text):
+    import pathlib, tempfile
+
+    path = pathlib.Path(tempfile.mkdtemp(prefix="triton-faq-"), *{tuple(PurePosixPath(snippet_path).parts)!r})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+__file__ = _write_the_download({script_text!r})
+'''
+
+
+def notebook(snippet_source: str, snippet_path: str, heading: str, title: str, page_url: str) -> dict:
+    """An nbformat 4 notebook of the snippet, under a Markdown cell ``heading``.
+
+    ``title`` and ``page_url`` are the download's (``script``): a snippet that uses ``__file__``
+    gets that script written to a file by the first cell, as its ``__file__``.
+    """
     _check(snippet_source, snippet_path)
     names = modules(snippet_source)
     first = install_modules(names if "backend" in names else [*names, "backend"])
+    if uses_file(snippet_source):
+        first += write_script(script(snippet_source, snippet_path, title, page_url), snippet_path)
     first += "\nfrom triton_faq.backend import describe\n\nprint(describe())  # the backend this notebook runs on\n"
     code = [first, *cells(snippet_source), "main()"]
     cells_ = [_cell("markdown", heading)]
