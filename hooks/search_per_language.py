@@ -5,6 +5,9 @@ with one word separator, and every page loads it. After the whole build this hoo
 Chinese entries to ``zh/search/search_index.json`` (Chinese text segmented by jieba, split on
 the zero-width spaces it inserts and on Chinese punctuation) and keeps only the English ones in
 the root index; Chinese pages are pointed at their own index through Material's ``base``.
+
+The error messages an entry claims (``errors:`` in its front matter) become the search tags of
+its page, weighed like its title, so a pasted message finds the entry that answers it.
 """
 
 from __future__ import annotations
@@ -15,11 +18,31 @@ from pathlib import Path
 
 from mkdocs.plugins import event_priority
 
+from triton_faq.pages import parse
+
 SEPARATOR = {
     "en": r"[\s\-_,:;!=\[\]()\"'`/|<>{}]+|\.(?!\d)",
     "zh": r"[\s\u200b\-_,:;!=\[\]()\"'`/|<>{}，。：；！？、（）《》“”‘’]+|\.(?!\d)",
 }
 BASE = re.compile(r'("base": ")([^"]*)(")')
+MESSAGE_WEIGHT = 300.0  # between text (1) and title (1000): a claimed message weighs more than body text
+
+
+def tag_claimed_messages(index: dict, docs_dir: Path) -> dict:
+    """Put each entry's claimed error messages in the ``tags`` of its page-level search document."""
+    for doc in index["docs"]:
+        location = doc["location"]
+        if "#" in location or not location.endswith("/"):
+            continue
+        language, path = ("zh", location[3:]) if location.startswith("zh/") else ("en", location)
+        source = docs_dir / language / (path.rstrip("/") + ".md")
+        if not source.is_file():
+            continue
+        messages = [item["message"] for item in parse(source).front_matter.get("errors") or []]
+        if messages:
+            doc["tags"] = messages
+    index["config"]["fields"] = {**index["config"].get("fields", {}), "tags": {"boost": MESSAGE_WEIGHT}}
+    return index
 
 
 def split(index: dict, other: str = "zh") -> dict[str, dict]:
@@ -54,6 +77,7 @@ def on_post_build(config):
         return
     site = Path(config["site_dir"])
     merged = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    merged = tag_claimed_messages(merged, Path(config["docs_dir"]))
     for language, index in split(merged).items():
         target = site / ("" if language == "en" else language) / "search" / "search_index.json"
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -67,7 +67,8 @@ claimed_spec.loader.exec_module(claimed_hook)
 
 
 def test_an_entry_shows_the_messages_it_answers_under_its_title():
-    page = "---\n---\n# Title\n\nBody\n"
+    page = "---\n---\n# Title\n\nIntro\n\n## Short answer { #short-answer }\n\nBody\n"
     out = claimed_hook.insert(page, [{"message": "boom: 42", "where": "compile"}], "zh")
-    assert out.index("# Title") < out.index('!!! bug "本条目解答的报错信息"') < out.index("Body")
-    assert "    - `boom: 42` (编译时)" in out
+    section = out.index("## 本条目解答的报错信息 { #error-messages }")
+    assert out.index("# Title") < out.index("Intro") < section < out.index("## Short answer") < out.index("Body")
+    assert "### `boom: 42` { #error-1 }\n\n编译时\n" in out  # each message is a heading: search weighs it
