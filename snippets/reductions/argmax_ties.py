@@ -12,6 +12,7 @@ import triton
 import triton.language as tl
 import pytest
 
+from triton_faq.evidence import gpu_evidence, label, table
 from triton_faq.testing import poisoned
 
 
@@ -65,11 +66,33 @@ def test_pitfall_tie_break_left_false_returns_a_maximum_but_not_always_the_first
 
 
 # --8<-- [start:test-nan]
-def test_a_nan_wins_like_in_torch():
-    x = torch.tensor([[1.0, float("nan"), 5.0, 2.0], [5.0, 1.0, 5.0, float("nan")]], device=DEVICE)
-    assert argmax_rows(row_argmax, x).tolist() == [1, 3]
-    assert torch.argmax(x.cpu(), dim=1).tolist() == [1, 3]
+WITH_NAN = [[1.0, float("nan"), 5.0, 2.0], [5.0, 1.0, 5.0, float("nan")]]
+
+
+def test_torch_argmax_returns_the_nan():
+    assert torch.argmax(torch.tensor(WITH_NAN), dim=1).tolist() == [1, 3]
+
+
+@pytest.mark.interpreter
+def test_interpreter_a_nan_wins_like_in_torch():
+    assert argmax_rows(row_argmax, torch.tensor(WITH_NAN, device=DEVICE)).tolist() == [1, 3]
+
+
+@pytest.mark.gpu
+def test_gpu_a_nan_does_not_win():
+    assert argmax_rows(row_argmax, torch.tensor(WITH_NAN, device=DEVICE)).tolist() != [1, 3]
 # --8<-- [end:test-nan]
+
+
+@gpu_evidence("nan-argmax")
+def observe_nan_argmax():
+    """What tl.argmax returns on CUDA for rows holding a NaN, next to torch.argmax."""
+    x = torch.tensor(WITH_NAN, device=DEVICE)
+    triton_rows = argmax_rows(row_argmax, x).tolist()
+    torch_rows = torch.argmax(x, dim=1).tolist()
+    rows = [[str(WITH_NAN[i]), triton_rows[i], torch_rows[i]] for i in range(len(WITH_NAN))]
+    return table([label("row", "行", "row"), label("tl.argmax", "tl.argmax", "triton"),
+                  label("torch.argmax", "torch.argmax", "torch")], rows)
 
 
 def main():
