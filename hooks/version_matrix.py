@@ -18,8 +18,8 @@ TEXT = {
     "en": {
         "heading": "On which Triton versions { #triton-versions }",
         "intro": "Every claim on this page that the interpreter can check was run against each Triton release "
-                 "from {first} to {last} ({versions}) on {day}, by `{command}` ({backend}; Python {python}, "
-                 "torch {torch}).",
+                 "from {first} to {last} ({versions}) on {day} ({backend}; Python {python}, torch {torch}). "
+                 "`{command}` runs it again.",
         "changed": "Claims that differ between versions:",
         "same": "All {n} of them give the same result on every version.",
         "all": "Every claim, one test each",
@@ -30,7 +30,7 @@ TEXT = {
     "zh": {
         "heading": "在哪些 Triton 版本上成立 { #triton-versions }",
         "intro": "本页中解释器能检查的每条说法，都在 Triton {first} 到 {last} 的每个版本（{versions}）上跑过，"
-                 "日期 {day}，命令 `{command}`（{backend}；Python {python}，torch {torch}）。",
+                 "日期 {day}（{backend}；Python {python}，torch {torch}）。重新运行：`{command}`。",
         "changed": "在不同版本上结果不同的说法：",
         "same": "这 {n} 条说法在每个版本上结果都相同。",
         "all": "全部说法（每条一个测试）",
@@ -56,7 +56,8 @@ def render(data: dict | None, entry_id: str, language: str) -> str:
         return "\n".join(out + [text["missing"].format(command=COMMAND, id=entry_id), ""])
     versions, prov = data["versions"], data["provenance"]
     out.append(text["intro"].format(first=versions[0], last=versions[-1], versions=", ".join(versions),
-                                    day=prov["date"], command=prov["command"], backend=prov["backend"],
+                                    day=row.get("date", prov["date"]), command=f"{COMMAND} --only {entry_id}",
+                                    backend=prov["backend"],
                                     python=prov["python"], torch=prov["torch"]))
     out.append("")
     rows = [(name, *verdict(outcomes, versions, language)) for name, outcomes in row["tests"].items()]

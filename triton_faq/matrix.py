@@ -166,6 +166,7 @@ def run(root: Path = ROOT, versions: list[str] | None = None, only: str | None =
         tests = sorted({name for version in versions for name in results[version].get(key, {})})
         data["entries"][entry.id] = {
             "snippet": key,
+            "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
             "code_hash": code_hash(root, entry.snippet),
             "import_errors": {v: collect_errors[v][key] for v in versions if key in collect_errors[v]},
             "tests": {name: {v: results[v].get(key, {}).get(name, "not collected") for v in versions}
