@@ -113,6 +113,13 @@ def test_the_last_gpu_run_is_rendered_or_visibly_missing():
     assert runs_hook.render(None, "zh").startswith('!!! warning "尚未在 GPU 上验证"')
 
 
+def test_the_tests_that_failed_on_the_gpu_are_named():
+    run = {"provenance": {"date": "2026-11-29T12:00:00Z", "torch": "2.11", "triton": "3.6.0"},
+           "counts": {"passed": 90, "failed": 1, "error": 0, "skipped": 7}, "failures": ["snippets/a.py::test_b"]}
+    out = runs_hook.render({"results": {"NVIDIA H200": run}}, "zh")
+    assert "那次运行中失败的测试：\n\n- NVIDIA H200: `snippets/a.py::test_b`" in out
+
+
 def test_a_chart_draws_one_line_per_series_and_circles_the_marked_point():
     evidence = {
         "columns": [{"en": "block", "zh": "block", "key": "block"}, {"en": "warps", "zh": "warps", "key": "w"},

@@ -33,6 +33,8 @@ def record(root: Path, stats: dict, exit_status: int, command: str) -> str:
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         },
         "counts": counts,
+        "failures": sorted({r.nodeid for outcome in ("failed", "error") for r in stats.get(outcome, [])
+                            if hasattr(r, "nodeid")}),
         "exit_status": int(exit_status),
     }
     write_atomically(root / PATH, data)
