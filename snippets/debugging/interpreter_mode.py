@@ -128,6 +128,34 @@ def test_out_of_bounds_store_overwrites_the_neighbour_without_error():
 # --8<-- [end:test-missed]
 
 
+# --8<-- [start:checked]
+import triton_faq
+
+
+def missed_overrun_checked() -> str:
+    """The same unmasked copy under triton_faq.checked(): the traceback the advice promises."""
+    x, _ = neighbours(n=4, block=8, sentinel=-7.0)
+    out = torch.zeros(8, device=DEVICE)
+    try:
+        with triton_faq.checked():
+            copy_without_mask[(1,)](x, out, BLOCK=8)
+    except triton_faq.OutOfBounds as report:
+        return str(report)
+    raise AssertionError("the overrun was not reported")
+# --8<-- [end:checked]
+
+
+# --8<-- [start:test-checked]
+@pytest.mark.interpreter
+def test_checked_interpreter_raises_with_the_line_argument_and_offset():
+    report = missed_overrun_checked()
+    assert report.startswith("out-of-bounds load in kernel copy_without_mask at ")
+    assert "tl.store(out_ptr + offs, tl.load(x_ptr + offs))  # no mask: reads BLOCK elements" in report
+    assert "argument x_ptr: element offset 4 (4 lanes out of bounds, offsets 4..7)" in report
+    assert "the tensor has 4 elements, valid offsets 0..3" in report
+# --8<-- [end:test-checked]
+
+
 # --8<-- [start:far]
 @triton.jit
 def far_load(x_ptr, out_ptr, shift, BLOCK: tl.constexpr):
