@@ -59,7 +59,6 @@ def pytest_configure(config):
 
 
 def pytest_runtest_setup(item):
-    if item.get_closest_marker("gpu") and backend.BACKEND != "cuda":
-        pytest.skip("gpu: needs the CUDA backend (run on a machine with an NVIDIA GPU)")
-    if item.get_closest_marker("interpreter") and backend.BACKEND != "interpreter":
-        pytest.skip("interpreter: needs TRITON_FAQ_BACKEND=interpreter")
+    reason = backend.skip_reason(marker.name for marker in item.iter_markers())
+    if reason:
+        pytest.skip(reason)

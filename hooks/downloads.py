@@ -31,10 +31,9 @@ from mkdocs.utils import get_relative_url
 
 from triton_faq import download
 from triton_faq.entries import load
-from triton_faq.pages import parse
+from triton_faq.pages import RUN_IT, parse
 
 LANGUAGES = ("en", "zh")
-RUN_IT = re.compile(r"^#{2,6} .*\{[ \t]*#run-it[ \t]*\}[ \t]*$", re.MULTILINE)
 TEXT = {
     "en": {
         "script": "Download {name}",

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from mkdocs.plugins import event_priority
 
-from triton_faq.pages import parse
+from triton_faq import errors
 
 SEPARATOR = {
     "en": r"[\s\-_,:;!=\[\]()\"'`/|<>{}]+|\.(?!\d)",
@@ -28,19 +28,20 @@ BASE = re.compile(r'("base": ")([^"]*)(")')
 MESSAGE_WEIGHT = 300.0  # between text (1) and title (1000): a claimed message weighs more than body text
 
 
-def tag_claimed_messages(index: dict, docs_dir: Path) -> dict:
-    """Put each entry's claimed error messages in the ``tags`` of its page-level search document."""
+def tag_claimed_messages(index: dict, root: Path) -> dict:
+    """Put each entry's claimed error messages in the ``tags`` of its page-level search document.
+
+    The messages are the entry's ``errors:`` (identical in both languages, parity-checked).
+    """
+    claimed, _ = errors.load(root)
+    by_location: dict[str, list[str]] = {}
+    for error in claimed:
+        page = error.entry.page.relative_to("docs/en").with_suffix("").as_posix() + "/"
+        for location in (page, f"zh/{page}"):
+            by_location.setdefault(location, []).append(error.message)
     for doc in index["docs"]:
-        location = doc["location"]
-        if "#" in location or not location.endswith("/"):
-            continue
-        language, path = ("zh", location[3:]) if location.startswith("zh/") else ("en", location)
-        source = docs_dir / language / (path.rstrip("/") + ".md")
-        if not source.is_file():
-            continue
-        messages = [item["message"] for item in parse(source).front_matter.get("errors") or []]
-        if messages:
-            doc["tags"] = messages
+        if doc["location"] in by_location:
+            doc["tags"] = by_location[doc["location"]]
     index["config"]["fields"] = {**index["config"].get("fields", {}), "tags": {"boost": MESSAGE_WEIGHT}}
     return index
 
@@ -77,7 +78,7 @@ def on_post_build(config):
         return
     site = Path(config["site_dir"])
     merged = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
-    merged = tag_claimed_messages(merged, Path(config["docs_dir"]))
+    merged = tag_claimed_messages(merged, Path(config["config_file_path"]).parent)
     for language, index in split(merged).items():
         target = site / ("" if language == "en" else language) / "search" / "search_index.json"
         target.parent.mkdir(parents=True, exist_ok=True)

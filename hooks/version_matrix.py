@@ -7,13 +7,11 @@ versions come first. The section goes right before "Run it yourself".
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from triton_faq.matrix import COMMAND, read, verdict
-from triton_faq.pages import page_language
+from triton_faq.pages import RUN_IT, page_language
 
-RUN_IT = re.compile(r"^## .*\{ #run-it \}\s*$", re.MULTILINE)
 TEXT = {
     "en": {
         "heading": "On which Triton versions { #triton-versions }",

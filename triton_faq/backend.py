@@ -60,6 +60,20 @@ except BackendError as error:  # a clear line, not a traceback
 DEVICE = "cuda" if BACKEND == "cuda" else "cpu"
 
 
+MARKERS = {  # test marker -> the one backend its tests run on, and why they are skipped elsewhere
+    "gpu": ("cuda", "gpu: needs the CUDA backend (run on a machine with an NVIDIA GPU)"),
+    "interpreter": ("interpreter", "interpreter: needs TRITON_FAQ_BACKEND=interpreter"),
+}
+
+
+def skip_reason(markers) -> str | None:
+    """Why a test carrying these marker names cannot run on this process's backend, or None."""
+    for name in markers:
+        if name in MARKERS and MARKERS[name][0] != BACKEND:
+            return MARKERS[name][1]
+    return None
+
+
 def describe() -> str:
     """One line naming the backend, the GPU and the library versions."""
     import triton

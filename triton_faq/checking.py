@@ -132,17 +132,23 @@ def _require_supported():
 
 # -- where in the kernel ------------------------------------------------------------------------
 
+def _machinery(filename: str, whole_package: bool = False) -> bool:
+    """Whether a frame belongs to Triton, numpy, frozen imports or this checker (or all of triton_faq)."""
+    import triton
+
+    here = os.path.abspath(__file__)
+    path = os.path.abspath(filename)
+    ours = path.startswith(os.path.dirname(here) + os.sep) if whole_package else path == here
+    return (filename.startswith(os.path.dirname(triton.__file__)) or "/numpy/" in filename
+            or filename.startswith("<frozen") or ours)
+
+
 def _kernel_site():
     """(file, line, function) of the innermost frame outside Triton, numpy and this module."""
-    import triton
-    triton_dir = os.path.dirname(triton.__file__)
-    here = os.path.abspath(__file__)
     frame = sys._getframe(1)
     while frame is not None:
-        filename = frame.f_code.co_filename
-        if not (filename.startswith(triton_dir) or os.path.abspath(filename) == here
-                or "/numpy/" in filename or filename.startswith("<frozen")):
-            return filename, frame.f_lineno, frame.f_code.co_name
+        if not _machinery(frame.f_code.co_filename):
+            return frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name
         frame = frame.f_back
     return "<unknown>", 0, "<unknown>"
 
@@ -306,13 +312,11 @@ def launched_from(report: BaseException) -> str:
     import traceback
 
     import triton
-    triton_dir = os.path.dirname(triton.__file__)
-    here = os.path.dirname(os.path.abspath(__file__))
     launch = None
     for frame in traceback.extract_tb(report.__traceback__):
-        if frame.filename.startswith(triton_dir):
+        if frame.filename.startswith(os.path.dirname(triton.__file__)):
             break
-        if not (os.path.dirname(os.path.abspath(frame.filename)) == here or frame.filename.startswith("<frozen")):
+        if not _machinery(frame.filename, whole_package=True):
             launch = frame
     if launch is None:
         return "<unknown>"
@@ -395,16 +399,17 @@ def _make_argument(name, tensor, index):
 
 
 def enable(*, allow_base: bool = False, races: bool = True):
-    """Turn the checks on (nestable); ``disable()`` undoes one ``enable()``."""
+    """Turn the checks on with these options (nestable); ``disable()`` undoes one ``enable()``."""
     interpreter = _require_supported()
     if _state.depth == 0:
         builder_cls = type(interpreter.interpreter_builder)
         executor = interpreter.GridExecutor
-        originals = [(builder_cls, name, getattr(builder_cls, name)) for name in _patched_builder(builder_cls)]
+        builder_patches = _patched_builder(builder_cls)
+        originals = [(builder_cls, name, getattr(builder_cls, name)) for name in builder_patches]
         originals += [(interpreter, "_implicit_cvt", interpreter._implicit_cvt),
                       (executor, "_init_args_hst", executor._init_args_hst),
                       (executor, "__call__", executor.__call__)]
-        for name, fn in _patched_builder(builder_cls).items():
+        for name, fn in builder_patches.items():
             setattr(builder_cls, name, fn)
         implicit_cvt, init_args_hst, call = interpreter._implicit_cvt, executor._init_args_hst, executor.__call__
 
@@ -443,7 +448,7 @@ def enable(*, allow_base: bool = False, races: bool = True):
         executor._init_args_hst = checked_init_args_hst
         executor.__call__ = checked_call
         _state.originals = originals
-        _state.allow_base, _state.races = allow_base, races
+    _state.allow_base, _state.races = allow_base, races
     _state.depth += 1
 
 
@@ -466,7 +471,6 @@ def checked(*, allow_base: bool = False, races: bool = True):
     """
     previous = (_state.allow_base, _state.races)
     enable(allow_base=allow_base, races=races)
-    _state.allow_base, _state.races = allow_base, races
     try:
         yield
     finally:

@@ -107,19 +107,18 @@ _inline_{PACKAGE}({{
 PYTEST_MARKERS = '''# What the handbook's conftest.py does for its `gpu` and `interpreter` test markers.
 import pytest as _pytest
 
-_MARKERS = {"gpu": "cuda", "interpreter": "interpreter"}
+from triton_faq import backend as _backend
+
 if getattr(_pytest.mark, "_config", None) is not None:  # running under pytest: register the markers
-    for _name, _backend in _MARKERS.items():
-        _pytest.mark._config.addinivalue_line("markers", f"{_name}: runs only on the {_backend} backend")
+    for _name, (_runs_on, _) in _backend.MARKERS.items():
+        _pytest.mark._config.addinivalue_line("markers", f"{_name}: runs only on the {_runs_on} backend")
 
 
 @_pytest.fixture(autouse=True)
 def _skip_tests_for_the_other_backend(request):
-    from triton_faq.backend import BACKEND
-
-    for name, backend in _MARKERS.items():
-        if request.node.get_closest_marker(name) and BACKEND != backend:
-            _pytest.skip(f"{name}: needs the {backend} backend")
+    reason = _backend.skip_reason(marker.name for marker in request.node.iter_markers())
+    if reason:
+        _pytest.skip(reason)
 '''
 
 

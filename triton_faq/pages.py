@@ -20,6 +20,7 @@ FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^\n`]*)$
 HEADING = re.compile(r"^(?P<level>#{1,6})[ \t]+(?P<text>.*?)[ \t]*$")
 ANCHOR = re.compile(r"\{[ \t]*#(?P<anchor>[A-Za-z0-9_-]+)[ \t]*\}$")
 DATA_MARKER = re.compile(r"<!--\s*(?P<marker>(?:gpu-data|entry-list|gpu-test-runs|error-index|checked-report)[^>]*?)\s*-->")
+RUN_IT = re.compile(r"^#{2,6} .*\{[ \t]*#run-it[ \t]*\}[ \t]*$", re.MULTILINE)  # every entry's "Run it yourself"
 INCLUDE = re.compile(r'^[ \t]*--8<--[ \t]+"(?P<path>[^":]+)(?::(?P<section>[A-Za-z0-9_-]+))?"[ \t]*$')
 
 

@@ -19,77 +19,61 @@ class ScaffoldError(ValueError):
     """A name or a situation the scaffold refuses; the message is one line for the user."""
 
 
-PAGE = {
-    "en": """---
-id: {id}
-title: "{todo}: the question, as a reader would ask it"
-description: "{todo}: the short answer in one sentence"
-snippet: {snippet}
+# One skeleton for both languages, so their anchors, includes and fences cannot differ; only the
+# prose comes from TEXT. Doubled braces survive the first format() for the second one.
+PAGE = """---
+id: {{id}}
+title: "{{todo}}{title}"
+description: "{{todo}}{description}"
+snippet: {{snippet}}
 ---
 
-# {todo}: the question
+# {{todo}}{h1}
 
-## Short answer {{ #short-answer }}
+## {short_heading} {{{{ #short-answer }}}}
 
-{todo}: two or three sentences.
+{{todo}}{short}
 
-## The pitfall {{ #pitfall }}
-
-```python
---8<-- "{snippet}:pitfall"
-```
-
-## The fix {{ #fix }}
+## {pitfall_heading} {{{{ #pitfall }}}}
 
 ```python
---8<-- "{snippet}:fix"
+--8<-- "{{snippet}}:pitfall"
 ```
 
-## Run it yourself {{ #run-it }}
+## {fix_heading} {{{{ #fix }}}}
+
+```python
+--8<-- "{{snippet}}:fix"
+```
+
+## {run_heading} {{{{ #run-it }}}}
 
 ```bash
-python {snippet}          # prints what it shows
-pytest {snippet}          # one test per claim
+python {{snippet}}          # {prints}
+pytest {{snippet}}          # {tests}
 ```
 
-Without a GPU both run through Triton's interpreter. The buttons above (added when the site is
-built) download the same code as one file or as a notebook.
-""",
-    "zh": """---
-id: {id}
-title: "{todo}：读者会怎么问这个问题"
-description: "{todo}：一句话答案"
-snippet: {snippet}
----
+{run_note}
+"""
 
-# {todo}：问题
-
-## 一句话答案 {{ #short-answer }}
-
-{todo}：两三句话。
-
-## 踩坑写法 {{ #pitfall }}
-
-```python
---8<-- "{snippet}:pitfall"
-```
-
-## 修复方法 {{ #fix }}
-
-```python
---8<-- "{snippet}:fix"
-```
-
-## 自己跑一遍 {{ #run-it }}
-
-```bash
-python {snippet}          # 打印演示结果
-pytest {snippet}          # 每条说法一个测试
-```
-
-没有 GPU 时两条命令都走 Triton 解释器。上面的按钮（构建网站时加上）可以把同样的代码下载为单个文件或 notebook。
-""",
+TEXT = {
+    "en": {
+        "title": ": the question, as a reader would ask it", "description": ": the short answer in one sentence",
+        "h1": ": the question", "short_heading": "Short answer", "short": ": two or three sentences.",
+        "pitfall_heading": "The pitfall", "fix_heading": "The fix", "run_heading": "Run it yourself",
+        "prints": "prints what it shows", "tests": "one test per claim",
+        "run_note": "Without a GPU both run through Triton's interpreter. The buttons above (added when the site is\n"
+                    "built) download the same code as one file or as a notebook.",
+    },
+    "zh": {
+        "title": "：读者会怎么问这个问题", "description": "：一句话答案",
+        "h1": "：问题", "short_heading": "一句话答案", "short": "：两三句话。",
+        "pitfall_heading": "踩坑写法", "fix_heading": "修复方法", "run_heading": "自己跑一遍",
+        "prints": "打印演示结果", "tests": "每条说法一个测试",
+        "run_note": "没有 GPU 时两条命令都走 Triton 解释器。上面的按钮（构建网站时加上）可以把同样的代码下载为单个文件或 notebook。",
+    },
 }
+
 
 SNIPPET = '''"""{id}: {todo} the question in one line."""
 
@@ -150,7 +134,7 @@ def new(name: str, root: Path = entries.ROOT) -> list[Path]:
         raise ScaffoldError(f"'{name}' is not topic/question in kebab-case, e.g. garbage-values/masked-load-without-other")
     topic, question = name.split("/")
     snippet = entries.snippet_for(Path(topic, f"{question}.md"))
-    files = {root / "docs" / lang / topic / f"{question}.md": PAGE[lang] for lang in ("en", "zh")}
+    files = {root / "docs" / lang / topic / f"{question}.md": PAGE.format(**TEXT[lang]) for lang in ("en", "zh")}
     files[root / snippet] = SNIPPET
     existing = [path for path in files if path.exists()]
     if existing:
