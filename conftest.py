@@ -1,12 +1,15 @@
 """Test collection for the whole repository.
 
-* Every ```python fence of every page under docs/ (sybil, see triton_faq/fences.py).
-* The ``test_*`` functions inside snippets/**.py.
-* tests/ as usual.
+* Every ```python fence of every English page under docs/, run in page order (sybil, see
+  triton_faq/fences.py); the Chinese pages' fences must equal them (parity).
+* tests/ as usual; tests/entries/<topic>/test_<question>.py holds an entry's proof, one test
+  per claim, importing the reader's file ``snippets/<topic>/<question>.py`` as
+  ``snippets.<topic>.<question>``.
 
 ``triton_faq.backend`` is imported first so the backend is chosen before Triton loads.
 """
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -18,22 +21,14 @@ from triton_faq.fences import PageFenceParser
 pytest_plugins = ["triton_faq.pytest_plugin"]
 
 ROOT = Path(__file__).parent
-SNIPPETS = ROOT / "snippets"
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))  # the proof imports the reader's files as snippets.<topic>.<question>
 
-_collect_page = Sybil(
+pytest_collect_file = Sybil(
     parsers=[PageFenceParser(ROOT)],
     path=str(ROOT / "docs"),
     patterns=["*.md"],
-    setup=lambda namespace: namespace.update(DEVICE=backend.DEVICE),
 ).pytest()
-
-
-def pytest_collect_file(file_path: Path, parent):
-    if file_path.suffix == ".py" and SNIPPETS in file_path.parents:
-        if parent.session.isinitpath(file_path):
-            return None  # named on the command line: pytest's own collector takes it
-        return pytest.Module.from_parent(parent, path=file_path)
-    return _collect_page(file_path, parent)
 
 
 def pytest_addoption(parser):

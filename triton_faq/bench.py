@@ -38,7 +38,8 @@ def provenance(entry, root: Path, command: str) -> dict:
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "command": command,
         "snippet": str(entry.snippet),
-        "snippet_sha256": entries_module.code_hash(root, entry.snippet),
+        "evidence": str(entry.evidence),
+        "code_sha256": entries_module.data_hash(root, entry),
     }
 
 
@@ -54,7 +55,12 @@ def _driver_version() -> str:
 
 
 def evidence_functions(path: Path) -> dict:
-    """Import a snippet as a module and return its ``@gpu_evidence`` functions by name."""
+    """Import an evidence file as a module and return its ``@gpu_evidence`` functions by name."""
+    if not path.is_file():
+        return {}
+    root = str(path.parents[2])  # evidence/<topic>/<question>.py: the repository
+    if root not in sys.path:
+        sys.path.insert(0, root)  # the evidence imports the reader's file as snippets.<topic>.<question>
     spec = importlib.util.spec_from_file_location(f"triton_faq_snippet_{path.stem}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -105,7 +111,7 @@ def run(root: Path, only: str | None = None, out=None, err=None) -> int:
     started = time.perf_counter()
     for number, entry in enumerate(selected, 1):
         prefix = f"[{number}/{len(selected)}] {entry.id} {entry.name}"
-        functions = evidence_functions(root / entry.snippet)
+        functions = evidence_functions(root / entry.evidence)
         if not functions:
             print(f"{prefix}: no GPU evidence", file=out, flush=True)
             continue
@@ -137,12 +143,13 @@ def stale(root: Path) -> list[str]:
         path = root / entry.data
         if not path.exists():
             continue
-        current = entries_module.code_hash(root, entry.snippet)
+        current = entries_module.data_hash(root, entry)
         for gpu, result in sorted(read(path)["results"].items()):
             recorded = result["provenance"]
-            if recorded["snippet_sha256"] != current:
+            if recorded.get("code_sha256") != current:
                 problems.append(
-                    f"{entry.data} is stale for {entry.id}: {entry.snippet} changed after it was measured "
+                    f"{entry.data} is stale for {entry.id}: the code of {entry.snippet} or {entry.evidence} "
+                    f"changed after it was measured "
                     f"on {gpu} ({recorded['date'][:10]}); regenerate on a CUDA machine with "
                     f"`make bench ONLY={entry.id}`"
                 )

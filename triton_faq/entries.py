@@ -1,7 +1,16 @@
-"""The handbook's entries: ID, English page, snippet, and where the snippet's GPU data lives."""
+"""The handbook's entries: ID, pages, the reader's file, its proof, its GPU evidence and data.
+
+One entry, four mirrored paths::
+
+    snippets/<topic>/<question>.py               the reader's file: torch + triton only
+    tests/entries/<topic>/test_<question>.py     the proof: one test per claim
+    evidence/<topic>/<question>.py               GPU evidence functions (`triton-faq bench`)
+    data/<topic>/<question>.json                 what the evidence returned, with provenance
+"""
 
 from __future__ import annotations
 
+import ast
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +36,23 @@ def data_for(snippet: Path | str) -> Path:
     return Path("data", *parts[1:]).with_suffix(".json")
 
 
+def _mirror(snippet: Path | str, top: tuple[str, ...], prefix: str = "") -> Path:
+    parts = Path(snippet).parts
+    if len(parts) < 2 or parts[0] != "snippets":
+        raise ValueError(f"front matter snippet {str(snippet)!r} is not under snippets/")
+    return Path(*top, *parts[1:-1], prefix + parts[-1])
+
+
+def proof_for(snippet: Path | str) -> Path:
+    """snippets/topic/question.py -> tests/entries/topic/test_question.py"""
+    return _mirror(snippet, ("tests", "entries"), "test_")
+
+
+def evidence_for(snippet: Path | str) -> Path:
+    """snippets/topic/question.py -> evidence/topic/question.py"""
+    return _mirror(snippet, ("evidence",))
+
+
 @dataclass(frozen=True)
 class Entry:
     id: str
@@ -37,6 +63,16 @@ class Entry:
     def data(self) -> Path:
         """data/<topic>/<question>.json, relative to the root."""
         return data_for(self.snippet)
+
+    @property
+    def proof(self) -> Path:
+        """tests/entries/<topic>/test_<question>.py, relative to the root."""
+        return proof_for(self.snippet)
+
+    @property
+    def evidence(self) -> Path:
+        """evidence/<topic>/<question>.py (may not exist: not every entry has GPU evidence)."""
+        return evidence_for(self.snippet)
 
     @property
     def name(self) -> str:
@@ -61,6 +97,39 @@ def find(selector: str, root: Path = ROOT) -> Entry | None:
     return None
 
 
-def code_hash(root: Path, snippet: Path) -> str:
-    """sha256 of the snippet file: the code that produced an entry's GPU data."""
-    return hashlib.sha256((root / snippet).read_bytes()).hexdigest()
+def _code_only(source: str) -> str:
+    """The code of a Python file without its comments, docstrings and layout (the AST, dumped)."""
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) \
+                and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+            node.body = body[1:] or [ast.Pass()]
+    return ast.dump(tree, include_attributes=False)
+
+
+def code_hash(root: Path, *paths: Path) -> str:
+    """sha256 of the code in ``paths`` (missing files count as empty), ignoring comments and docstrings.
+
+    Called with an entry's reader's file and its evidence file, this is the code that produced
+    its GPU data: editing a test, a comment or a docstring leaves the data current; editing a
+    kernel, a launcher or an evidence function makes it stale.
+    """
+    digest = hashlib.sha256()
+    for path in paths:
+        file = root / path
+        digest.update(str(path).encode() + b"\0")
+        if file.is_file():
+            digest.update(_code_only(file.read_text(encoding="utf-8")).encode())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def data_hash(root: Path, entry: "Entry") -> str:
+    """The hash GPU data is keyed to: the reader's file and the evidence file, code only."""
+    return code_hash(root, entry.snippet, entry.evidence)
+
+
+def proof_hash(root: Path, entry: "Entry") -> str:
+    """The hash the version matrix is keyed to: the reader's file and its proof, code only."""
+    return code_hash(root, entry.snippet, entry.proof)

@@ -1,4 +1,4 @@
-"""Error messages that entries answer: read from front matter, reproduced by the entries' snippets.
+"""Error messages that entries answer: read from front matter, reproduced by the entries' proofs.
 
 An entry lists, under ``errors:`` in its front matter (identical in both languages)::
 
@@ -7,7 +7,8 @@ An entry lists, under ``errors:`` in its front matter (identical in both languag
         fingerprint: "arange's range must be a power of 2"  # a regex; where numbers, names or paths vary
         where: compile          # compile | launch | interpreter | runtime
         backend: any            # any | interpreter | cuda: where the snippet reproduces it
-        reproduce: block_of_100  # a function of the snippet: raises the error, or returns the captured output
+        reproduce: block_of_100  # a function of the entry's proof (tests/entries/...): raises the error,
+                                 # or returns the captured output
 
 A gate test calls ``reproduce`` and checks that what comes out contains ``message`` and matches
 ``fingerprint``: an entry cannot claim an error its own pitfall does not produce.
@@ -91,12 +92,16 @@ _snippets: dict[Path, dict] = {}
 
 def reproduce(root: Path, error: ClaimedError) -> str:
     """Run the entry's reproducer; return the error it raised (formatted) or the text it returned."""
-    path = root / error.entry.snippet
+    import sys
+
+    path = root / error.entry.proof
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))  # the proof imports the reader's file as snippets.<topic>.<question>
     if path not in _snippets:
         _snippets[path] = runpy.run_path(str(path))
     function = _snippets[path].get(error.reproduce)
     if not callable(function):
-        raise LookupError(f"{error.entry.snippet} has no function {error.reproduce}() for {error.entry.page}")
+        raise LookupError(f"{error.entry.proof} has no function {error.reproduce}() for {error.entry.page}")
     try:
         returned = function()
     except Exception as raised:  # the error under test

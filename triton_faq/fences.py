@@ -1,31 +1,51 @@
-"""The sybil parser for page code fences: run Python, check includes, refuse what would be skipped.
+"""The sybil parser for page code fences: a page's Python runs, in order, in one namespace.
 
-* ```` ```python ```` with code: executed, in one namespace per page.
-* ```` ```python ```` holding only ``--8<--`` include lines: the file and section must exist
-  (the snippet's own tests run that code).
-* A fence preceded by ``<!-- skip-fence: <reason> -->``: reported as skipped with that reason.
-* A Python fence spelt any other way (```` ```py ````, ```` ```python3 ````,
-  ```` ```python title="x.py" ````): fails, because it would silently go unrun.
+Copying a page's ```` ```python ```` blocks in order into one file gives a program that runs, and
+the ``>>>`` sessions show what it prints. The parser holds every English page to that:
+
+* a fence of ``--8<--`` include lines runs the included sections of the reader's file, each
+  compiled under the file's own name and line numbers (so Triton can read a kernel's source);
+* a fence that starts with ``>>>`` is a doctest session: every output shown is compared with
+  the run's (``...`` matches anything, whitespace is normalised);
+* any other ```` ```python ```` fence runs as written;
+* ``<!-- skip: next if(DEVICE == "cuda", reason="...") -->`` (sybil's skip directive) skips the
+  next fence when its condition holds in the page's namespace: backend-specific output;
+* ``<!-- skip-fence: <reason> -->`` reports the fence below as skipped with that reason;
+* a Python fence spelt any other way (```` ```py ````, ```` ```pycon ````) fails, because it
+  would silently go unrun.
+
+The namespace starts empty: a page that leans on a name it never defines fails. Chinese pages
+are not run again: the parity check requires their Python fences to equal the English ones.
 """
 
 from __future__ import annotations
 
+import doctest
 import re
 from pathlib import Path
 
 import pytest
 from sybil import Region
+from sybil.evaluators.doctest import DocTestEvaluator
 from sybil.evaluators.python import PythonEvaluator
+from sybil.parsers.abstract.doctest import DocTestStringParser
 from sybil.parsers.markdown.lexers import RawFencedCodeBlockLexer
+from sybil.parsers.markdown.skip import SkipParser
 
-from .pages import INCLUDE, section_exists
+from .pages import INCLUDE, section_exists, section_lines
 
 RUN_INFO = "python"
 PYTHONISH = re.compile(r"^\{?\s*\.?(py|python\d?|pycon|ipython\d?)\b", re.IGNORECASE)
 SKIP = re.compile(r"<!--\s*skip-fence:(?P<reason>.*?)-->\s*$")
+DOCTEST_FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
-_lexer = RawFencedCodeBlockLexer(info_pattern=re.compile(r"(?P<info>[^\n]*)$\n", re.MULTILINE))
+_lexer = RawFencedCodeBlockLexer(
+    info_pattern=re.compile(r"(?P<info>[^\n]*)$\n", re.MULTILINE),
+    mapping={"info": "info", "source": "source"},
+)
 _run_python = PythonEvaluator()
+_doctests = DocTestStringParser(DocTestEvaluator(DOCTEST_FLAGS))
+_skips = SkipParser()
 
 
 class FenceCheckError(AssertionError):
@@ -46,20 +66,31 @@ def _skip(reason: str):
     return evaluate
 
 
-def _check_includes(root: Path, includes: list[tuple[str, str | None]]):
+def _run_includes(root: Path, includes: list[tuple[str, str | None]]):
+    """Run each included section under its own file name and line numbers."""
+
     def evaluate(example):
         problems = [p for p in (section_exists(root, path, section) for path, section in includes) if p]
         if problems:
             raise FenceCheckError(f"{example.path}:{example.line}: " + "; ".join(problems))
+        for path, section in includes:
+            if not path.endswith(".py"):
+                continue
+            first, code = section_lines(root / path, section)
+            exec(compile("\n" * (first - 1) + code, str(root / path), "exec"), example.namespace)
 
     return evaluate
 
 
 def _skip_reason(text: str, start: int) -> str | None:
-    """The reason of a skip directive on the last non-blank line before ``start``, if any."""
+    """The reason of a skip-fence directive on the last non-blank line before ``start``, if any."""
     before = text[:start].rstrip().rsplit("\n", 1)[-1]
     match = SKIP.search(before)
     return None if match is None else match["reason"].strip()
+
+
+def _is_chinese(document) -> bool:
+    return Path(document.path).parts.count("zh") > 0 and "docs" in Path(document.path).parts
 
 
 class PageFenceParser:
@@ -69,6 +100,9 @@ class PageFenceParser:
         self.root = Path(root)
 
     def __call__(self, document):
+        if _is_chinese(document):
+            return
+        yield from _skips(document)
         for region in _lexer(document):
             info = region.lexemes["info"].strip()
             source = region.lexemes["source"]
@@ -83,13 +117,18 @@ class PageFenceParser:
                 evaluator = _skip(reason) if reason else _fail("skip-fence needs a written reason")
                 yield self._region(region, source, evaluator)
                 continue
+            if source.lstrip().startswith(">>>"):
+                for example in _doctests(source, document.path):
+                    example.adjust(region, source)
+                    yield example
+                continue
             lines = [line for line in source.split("\n") if line.strip()]
             includes = [INCLUDE.match(line) for line in lines]
             if any(includes):
                 if not all(includes):
                     evaluator = _fail("a fence mixes --8<-- include lines with code")
                 else:
-                    evaluator = _check_includes(self.root, [(m["path"], m["section"]) for m in includes])
+                    evaluator = _run_includes(self.root, [(m["path"], m["section"]) for m in includes])
                 yield self._region(region, source, evaluator)
                 continue
             yield self._region(region, source, _run_python)

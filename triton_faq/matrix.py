@@ -26,7 +26,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from .bench import write_atomically
-from .entries import ROOT, code_hash, find, load
+from .entries import ROOT, find, load, proof_hash
 
 DATA = Path("data") / "version-matrix.json"
 CACHE = Path(".cache") / "matrix"
@@ -133,7 +133,7 @@ def run(root: Path = ROOT, versions: list[str] | None = None, only: str | None =
         versions = versions or releases_on_pypi()
         if not versions:
             raise MatrixError("no Triton release from 3.2 on has a wheel for this Python")
-        paths = [entry.snippet.as_posix() for entry in entries]
+        paths = [entry.proof.as_posix() for entry in entries]
         if not only:
             paths.append(CHECKER_FILES[1].as_posix())
         results, walls, collect_errors = {}, {}, {}
@@ -162,12 +162,13 @@ def run(root: Path = ROOT, versions: list[str] | None = None, only: str | None =
             return 1
         data = {"entries": {}}
     for entry in entries:
-        key = entry.snippet.as_posix()
+        key = entry.proof.as_posix()
         tests = sorted({name for version in versions for name in results[version].get(key, {})})
         data["entries"][entry.id] = {
-            "snippet": key,
+            "snippet": entry.snippet.as_posix(),
+            "proof": key,
             "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
-            "code_hash": code_hash(root, entry.snippet),
+            "code_hash": proof_hash(root, entry),
             "import_errors": {v: collect_errors[v][key] for v in versions if key in collect_errors[v]},
             "tests": {name: {v: results[v].get(key, {}).get(name, "not collected") for v in versions}
                       for name in tests},
@@ -226,7 +227,7 @@ def stale(root: Path = ROOT) -> list[str]:
         row = recorded.get(entry.id)
         if row is None:
             continue  # a new entry: its page says it has not been run on other versions yet
-        if row["code_hash"] != code_hash(root, entry.snippet):
+        if row["code_hash"] != proof_hash(root, entry):
             problems.append(f"{entry.id} ({entry.snippet}) changed since {DATA} was recorded: "
                             f"run `{COMMAND} --only {entry.id}`")
     if data is not None and data.get("checker", {}).get("code_hash") != checker_hash(root):

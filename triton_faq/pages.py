@@ -122,6 +122,16 @@ def _read_fence(page: Page, lines: list[str], index: int, opening: re.Match, num
     return index + 1
 
 
+def section_lines(path: Path, name: str) -> tuple[int, str]:
+    """The 1-based line where section ``name``'s code starts, and that code (KeyError if absent)."""
+    lines = Path(path).read_text(encoding="utf-8").split("\n")
+    start = [n for n, line in enumerate(lines) if line.strip() == f"# --8<-- [start:{name}]"]
+    end = [n for n, line in enumerate(lines) if line.strip() == f"# --8<-- [end:{name}]"]
+    if not start or not end or end[0] < start[0]:
+        raise KeyError(f"{path} has no section '{name}'")
+    return start[0] + 2, "\n".join(lines[start[0] + 1:end[0]])
+
+
 def snippet_section(path: Path, name: str) -> str | None:
     """The code between ``# --8<-- [start:name]`` and ``# --8<-- [end:name]``, or None."""
     text = Path(path).read_text(encoding="utf-8")
