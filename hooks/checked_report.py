@@ -1,6 +1,6 @@
 """Fill ``<!-- checked-report: FUNCTION -->`` with what ``triton_faq.checked()`` reports.
 
-FUNCTION is a function of the page's snippet; it is run when the site is built (see
+FUNCTION is a function of the entry's proof (tests/entries/<topic>/test_<question>.py); it is run when the site is built (see
 triton_faq/reports.py), so the report on the page is always the checker's real output.
 """
 
@@ -11,6 +11,7 @@ from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 
+from triton_faq.entries import proof_for
 from triton_faq.pages import page_language
 from triton_faq.reports import ReportError, report
 
@@ -33,12 +34,13 @@ def on_page_markdown(markdown, page, config, files):
 
     def render(match):
         name = match["name"]
+        proof = proof_for(snippet).as_posix()
         try:
-            text = report(snippet, name, root)
+            text = report(proof, name, root, uses=(snippet,))
         except ReportError as error:
             raise PluginError(f"{page.file.src_uri}: {error}") from None
         fence = "````" if "```" in text else "```"
-        caption = CAPTION[language].format(name=name, snippet=snippet)
+        caption = CAPTION[language].format(name=name, snippet=proof)
         return f"{fence}text\n{text.rstrip()}\n{fence}\n\n<small>{caption}</small>"
 
     return MARKER.sub(render, markdown)

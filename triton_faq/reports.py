@@ -1,6 +1,6 @@
-"""Reports of ``triton_faq.checked()`` shown on pages, produced by running the snippet.
+"""Reports of ``triton_faq.checked()`` shown on pages, produced by running the entry's proof.
 
-A page marker ``<!-- checked-report: FUNCTION -->`` names a function of the page's snippet that
+A page marker ``<!-- checked-report: FUNCTION -->`` names a function of the entry's proof that
 runs its pitfall under ``checked()`` and returns the report text. The function runs in a fresh
 interpreter process (the checks patch Triton's interpreter), from the repository root so the
 paths in the report are the snippet's. Results are cached under ``.cache/checked-reports`` by
@@ -37,13 +37,18 @@ def _triton_version() -> str:
     return version("triton")
 
 
-def report(snippet: str, function: str, root: Path = ROOT) -> str:
-    """The report text ``function`` of ``snippet`` (a path relative to the root) returns."""
+def report(snippet: str, function: str, root: Path = ROOT, uses: tuple[str, ...] = ()) -> str:
+    """The report text ``function`` of ``snippet`` (a path relative to the root) returns.
+
+    ``uses`` names files the function's file imports (an entry's proof imports its reader's file),
+    so a change to them refreshes the cached report.
+    """
     path = root / snippet
     if not path.is_file():
         raise ReportError(f"{snippet} does not exist")
     checker = (Path(__file__).parent / "checking.py").read_bytes()
-    key = hashlib.sha256(path.read_bytes() + checker + function.encode() + _triton_version().encode()).hexdigest()[:24]
+    used = b"".join((root / name).read_bytes() for name in uses if (root / name).is_file())
+    key = hashlib.sha256(path.read_bytes() + used + checker + function.encode() + _triton_version().encode()).hexdigest()[:24]
     cached = CACHE / f"{key}.txt"
     if cached.is_file():
         return cached.read_text(encoding="utf-8")
