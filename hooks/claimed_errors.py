@@ -1,10 +1,8 @@
-"""Show, under the title of every entry with ``errors:`` in its front matter, the messages it answers.
+"""List, in the Symptom section of every entry with ``errors:`` in its front matter, the messages it answers.
 
-Each message is a heading of its own: the site search weighs headings far above body text, so
-pasting the message finds the entry that answers it.
-
-The messages come from the front matter, which the error gate test checks against what the
-entry's own code produces; showing them on the page makes a pasted error message findable.
+A compact list (not headings above the answer): the message verbatim, and where it appears. The
+messages come from the front matter, which the error gate test checks against what the entry's
+own code produces.
 """
 
 from __future__ import annotations
@@ -13,31 +11,30 @@ import re
 
 from triton_faq.pages import inline_code, page_language
 
-H1 = re.compile(r"^# .*$", re.MULTILINE)
+SYMPTOM = re.compile(r"^## .*\{ *#symptom *\}[ \t]*$", re.MULTILINE)
 H2 = re.compile(r"^## ", re.MULTILINE)
-TITLE = {"en": "Error messages this entry answers", "zh": "本条目解答的报错信息"}
+TITLE = {"en": "Error messages this entry answers:", "zh": "本条目解答的报错信息："}
 WHERE = {
-    "en": {"compile": "compile time", "launch": "launch", "interpreter": "interpreter", "runtime": "CUDA runtime"},
-    "zh": {"compile": "编译时", "launch": "启动时", "interpreter": "解释器", "runtime": "CUDA 运行时"},
+    "en": {"compile": "at compile time", "launch": "at launch", "interpreter": "under the interpreter",
+           "runtime": "from the CUDA runtime"},
+    "zh": {"compile": "编译时", "launch": "启动时", "interpreter": "解释器中", "runtime": "CUDA 运行时"},
 }
 
 
-
 def render(claimed: list[dict], language: str) -> str:
-    """A section whose sub-headings are the messages: search ranks a pasted message by its heading."""
-    lines = [f"## {TITLE[language]} {{ #error-messages }}", ""]
-    for number, item in enumerate(claimed, 1):
-        lines += [f"### {inline_code(item['message'])} {{ #error-{number} }}", "", WHERE[language][item["where"]], ""]
-    return "\n".join(lines)
+    lines = [f"**{TITLE[language]}**", ""]
+    where = "（{}）" if language == "zh" else " ({})"
+    lines += [f"- {inline_code(item['message'])}{where.format(WHERE[language][item['where']])}" for item in claimed]
+    return "\n".join(lines) + "\n"
 
 
 def insert(markdown: str, claimed: list[dict], language: str) -> str:
-    """The section goes after the title and its opening lines, before the first ``##`` section."""
-    title = H1.search(markdown)
-    if title is None:
-        raise ValueError("an entry with errors: needs an h1 title to put them under")
-    first = H2.search(markdown, title.end())
-    at = first.start() if first else len(markdown)
+    """The list goes at the end of the ``{ #symptom }`` section."""
+    symptom = SYMPTOM.search(markdown)
+    if symptom is None:
+        raise ValueError("an entry with errors: needs a '## ... { #symptom }' section to list them in")
+    following = H2.search(markdown, symptom.end())
+    at = following.start() if following else len(markdown)
     return markdown[:at].rstrip("\n") + "\n\n" + render(claimed, language) + "\n" + markdown[at:]
 
 

@@ -1,19 +1,18 @@
-"""Offer every entry's snippet as a file to download and as a notebook, both generated at build time.
+"""Offer every entry's reader's file as a download and as a notebook with the outputs of a real run.
 
-For the entry whose snippet is ``snippets/<topic>/<name>.py``:
+For the entry whose reader's file is ``snippets/<topic>/<name>.py``:
 
-* ``downloads/<topic>/<name>.py``: the snippet after a prelude that inlines the ``triton_faq``
-  modules it imports (``triton_faq.download``), so it runs with only torch, triton and pytest;
-* ``notebooks/<topic>/<name>.ipynb`` (``zh/notebooks/...`` in Chinese): the same code as a
-  notebook, rendered as a page by mkdocs-jupyter, with its ``.ipynb`` beside it. Both languages
-  get the same notebook (its first cell speaks both), so mkdocs-jupyter converts it once and
-  takes the second from its cache, kept in the temporary folder between builds.
+* ``downloads/<topic>/<name>.py``: that file, byte for byte;
+* ``notebooks/<topic>/<name>.ipynb`` (``zh/notebooks/...`` in Chinese): the same code in cells, with
+  the outputs of a run on Triton's interpreter (``triton_faq.download.run_alone``: outside the
+  repository, without the handbook's tooling, cached by content), rendered as a page by
+  mkdocs-jupyter, with its ``.ipynb`` beside it. Both languages get the same notebook (its first
+  cell speaks both), so mkdocs-jupyter converts it once and takes the second from its cache.
 
 The entry page gets a button for each under its ``{ #run-it }`` heading; the notebook page gets a
 download button and a link back. mkdocs-jupyter inlines its stylesheet (~575 KB) into every
 notebook page; it is moved to one shared file, ``assets/notebook.css``, that each links instead.
-Nothing is written to docs/: the notebooks live in a temporary
-folder for the length of the build.
+Nothing is written to docs/: the notebooks live in a temporary folder for the length of the build.
 """
 
 from __future__ import annotations
@@ -38,23 +37,22 @@ TEXT = {
     "en": {
         "script": "Download {name}",
         "notebook": "Open it as a notebook",
-        "needs": "Both run on their own, with torch, triton and pytest installed; without a GPU, on "
-                 "Triton's interpreter.",
+        "needs": "Both run on their own with torch and triton installed; without a GPU, on "
+                 "Triton's interpreter. The notebook shows the output of a run on the interpreter.",
         "entry": "Entry",
-        "intro": "Run the cells in order: the first one prints the backend it picked (without an NVIDIA "
-                 "GPU, Triton's CPU interpreter). Needs torch, triton and pytest. The `test_*` functions "
-                 "are the entry's tests: call one, or run `pytest` on the downloaded `.py`.",
+        "intro": "Run the cells in order; needs torch and triton. Without an NVIDIA GPU the first cell "
+                 "switches to Triton's CPU interpreter. The outputs shown come from a run on the interpreter.",
         "download_notebook": "Download {name}",
         "back": "Back to the entry",
     },
     "zh": {
         "script": "下载 {name}",
         "notebook": "以 notebook 打开",
-        "needs": "两者都可以脱离本仓库单独运行，只需安装 torch、triton 和 pytest；没有 GPU 时走 Triton 解释器。",
+        "needs": "两者都可以脱离本仓库单独运行，只需安装 torch 和 triton；没有 GPU 时走 Triton 解释器。"
+                 "notebook 里显示的是在解释器上实际运行的输出。",
         "entry": "条目",
-        "intro": "按顺序运行各个单元格：第一个单元格会打印选用的后端（没有 NVIDIA GPU 时是 Triton 的 CPU 解释器）。"
-                 "需要 torch、triton 和 pytest。`test_*` 函数就是本条目的测试：可以直接调用，"
-                 "也可以对下载的 `.py` 运行 `pytest`。",
+        "intro": "按顺序运行各个单元格，需要 torch 和 triton。没有 NVIDIA GPU 时，第一个单元格会切换到 Triton 的 "
+                 "CPU 解释器。显示的输出来自在解释器上的一次实际运行。",
         "download_notebook": "下载 {name}",
         "back": "返回条目页面",
     },
@@ -109,22 +107,23 @@ def on_config(config):
 def on_files(files: Files, config):
     root = Path(config["config_file_path"]).parent
     jupyter = config.plugins["mkdocs-jupyter"]
+    entries = []
     for entry in load(root):
         pages = {language: files.get_file_from_path(f"{language}/{entry.name}.md") for language in LANGUAGES}
         pages = {language: page for language, page in pages.items() if page is not None}
-        if not pages:
-            continue
+        if pages:
+            entries.append((entry, pages))
+    runs = download.run_alone(root, [entry.snippet for entry, _ in entries], "interpreter")
+    for entry, pages in entries:
         snippet = entry.snippet.as_posix()
-        source = (root / snippet).read_text(encoding="utf-8")
+        source = (root / snippet).read_bytes()
         relative = entry.snippet.relative_to("snippets").with_suffix("").as_posix()
         titles = {language: parse(root / "docs" / language / f"{entry.name}.md").front_matter["title"]
                   for language in LANGUAGES}
         urls = {language: page_url(config, language, entry) for language in LANGUAGES}
-        title = f"{entry.id} · {titles['en']}"
-        script = File.generated(config, f"downloads/{relative}.py",
-                                content=download.script(source, snippet, title, urls["en"]))
+        script = File.generated(config, f"downloads/{relative}.py", content=source)
         files.append(script)
-        text = download.notebook_json(source, snippet, heading(entry, titles, urls), title, urls["en"])
+        text = download.notebook_json(source.decode("utf-8"), heading(entry, titles, urls), runs[str(entry.snippet)])
         for language, page in pages.items():
             prefix = f"{language}/" if page.dest_uri.startswith(f"{language}/") else ""
             src_uri = f"{prefix}notebooks/{relative}.ipynb"

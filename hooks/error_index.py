@@ -1,4 +1,8 @@
-"""Fill ``<!-- error-index -->`` with every error message the entries answer, grouped by where it appears."""
+"""Fill ``<!-- error-index -->`` with every error message the entries answer, grouped by where it appears.
+
+One row per message: the entry that answers it (the lowest ID that claims it), and any other entry
+that also produces it as "also shown in".
+"""
 
 from __future__ import annotations
 
@@ -17,6 +21,13 @@ GROUPS = {
     "zh": {"compile": "编译时", "launch": "启动（launch）时", "interpreter": "解释器里", "runtime": "CUDA 运行时"},
 }
 HEADER = {"en": "| Message | Entry |\n| --- | --- |", "zh": "| 报错信息 | 条目 |\n| --- | --- |"}
+ALSO = {"en": "also shown in", "zh": "另见"}
+
+
+def _link(root: Path, language: str, entry, title: bool) -> str:
+    relative = entry.page.relative_to("docs/en")
+    text = parse(root / "docs" / language / relative).front_matter["title"] if title else entry.id
+    return (f"`{entry.id}` " if title else "") + f"[{text}]({relative.as_posix()})"
 
 
 def render(root: Path, language: str) -> str:
@@ -29,11 +40,15 @@ def render(root: Path, language: str) -> str:
         if not rows:
             continue
         lines = [f"## {heading} {{ #{where} }}", "", HEADER[language]]
+        by_message: dict[str, list] = {}
         for error in sorted(rows, key=lambda e: (e.entry.id, e.message)):
-            relative = error.entry.page.relative_to("docs/en")
-            title = parse(root / "docs" / language / relative).front_matter["title"]
-            message = error.message.replace("|", "\\|")
-            lines.append(f"| {inline_code(message)} | `{error.entry.id}` [{title}]({relative.as_posix()}) |")
+            by_message.setdefault(error.message, []).append(error.entry)
+        for message, owners in sorted(by_message.items(), key=lambda item: (item[1][0].id, item[0])):
+            first, *others = list(dict.fromkeys(owners))
+            cell = _link(root, language, first, title=True)
+            if others:
+                cell += f"; {ALSO[language]} " + ", ".join(_link(root, language, e, title=False) for e in others)
+            lines.append(f"| {inline_code(message.replace('|', chr(92) + '|'))} | {cell} |")
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks) + "\n"
 

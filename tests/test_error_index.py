@@ -26,10 +26,10 @@ def test_the_entry_produces_the_message_it_claims(error):
 
 
 def test_a_claim_the_pitfall_does_not_produce_fails(tmp_path):
-    snippet = tmp_path / "snippets" / "topic" / "question.py"
-    snippet.parent.mkdir(parents=True)
-    snippet.write_text("def reproduce():\n    raise ValueError('a different message')\n")
-    entry = errors.entries_module.Entry("TP999", "docs/en/topic/question.md", snippet.relative_to(tmp_path))
+    proof = tmp_path / "tests" / "entries" / "topic" / "test_question.py"
+    proof.parent.mkdir(parents=True)
+    proof.write_text("def reproduce():\n    raise ValueError('a different message')\n")
+    entry = errors.entries_module.Entry("TP999", "docs/en/topic/question.md", errors.Path("snippets/topic/question.py"))
     claimed = errors.ClaimedError(entry, "arange's range must be a power of 2",
                                   errors.re.compile("arange's range"), "compile", "any", "reproduce")
     text = errors.reproduce(tmp_path, claimed)
@@ -66,9 +66,17 @@ claimed_hook = importlib.util.module_from_spec(claimed_spec)
 claimed_spec.loader.exec_module(claimed_hook)
 
 
-def test_an_entry_shows_the_messages_it_answers_under_its_title():
-    page = "---\n---\n# Title\n\nIntro\n\n## Short answer { #short-answer }\n\nBody\n"
+def test_an_entry_lists_the_messages_it_answers_in_its_symptom_section():
+    page = "---\n---\n# Title\n\nAnswer\n\n## 症状 { #symptom }\n\nWhat you see\n\n## 原因 { #why }\n\nBody\n"
     out = claimed_hook.insert(page, [{"message": "boom: 42", "where": "compile"}], "zh")
-    section = out.index("## 本条目解答的报错信息 { #error-messages }")
-    assert out.index("# Title") < out.index("Intro") < section < out.index("## Short answer") < out.index("Body")
-    assert "### `boom: 42` { #error-1 }\n\n编译时\n" in out  # each message is a heading: search weighs it
+    listed = out.index("- `boom: 42`（编译时）")
+    assert out.index("Answer") < out.index("What you see") < listed < out.index("## 原因")
+    assert "###" not in out  # not headings above the answer
+
+
+def test_a_message_claimed_by_two_entries_is_one_row_with_also_shown_in():
+    page = hook.render(ROOT, "en")
+    cells = [hook.inline_code(e.message.replace("|", "\\|")) for e in CLAIMED]
+    for cell in set(cells):
+        rows = [line for line in page.splitlines() if line.startswith(f"| {cell} | ")]
+        assert len(rows) == 1, (cell, rows)

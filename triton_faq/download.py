@@ -1,158 +1,45 @@
-"""A snippet as a reader downloads it: one ``.py`` file and one notebook, needing only torch, triton, pytest.
+"""The reader's file as a download, as a notebook, and run on its own.
 
-Snippets import this package (``from triton_faq.backend import DEVICE, describe``...). The
-download is the snippet unchanged, after a prelude that inlines the source of every
-``triton_faq`` module it imports (transitively) and registers each in ``sys.modules``, so the
-snippet's own import lines work as written. The notebook is the same code: a first cell that
-installs the modules and prints the backend (and, for a snippet that uses ``__file__``, writes
-the download to a temporary file and sets ``__file__`` to it), then the snippet split at its
-``# --8<-- [start:name]`` sections, then ``main()``.
+* The download is the reader's file (``snippets/<topic>/<question>.py``), byte for byte.
+* The notebook is that file split at its ``# --8<-- [start:name]`` sections, with ``main()`` as the
+  last cell, and the outputs of a real run of those cells.
+* :func:`run_alone` runs reader's files the way a reader does: from a folder outside the
+  repository, with ``triton_faq`` unimportable, each cell in order in a fresh namespace. One
+  Python process runs a batch of files (torch and triton load once); results are cached under
+  ``.cache/reader-runs`` by the file's bytes, the backend and the torch and Triton versions.
 """
 
 from __future__ import annotations
 
 import ast
+import hashlib
 import json
+import os
 import re
-from pathlib import Path, PurePosixPath
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
 
-PACKAGE = "triton_faq"
-SOURCE = Path(__file__).resolve().parent
 SECTION = re.compile(r"^[ \t]*# --8<-- \[(?P<kind>start|end):(?P<name>[A-Za-z0-9_-]+)\][ \t]*$")
+ALLOWED_IMPORTS = {"torch", "triton", "numpy"}  # plus the standard library
 
 
-def _imported(tree: ast.AST, inside_package: bool) -> list[str]:
-    """Names of the package's modules that ``tree`` imports, in the order it imports them."""
-    found = []
-    for node in ast.walk(tree):
+def imports_outside_stdlib(source: str) -> list[str]:
+    """Top-level names the file imports that are neither the standard library nor torch/triton."""
+    names = set()
+    for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
-            found += [alias.name.split(".")[1] for alias in node.names
-                      if alias.name.startswith(PACKAGE + ".")]
-        elif isinstance(node, ast.ImportFrom):
-            relative = inside_package and node.level == 1
-            if node.level == 0 and node.module and node.module.startswith(PACKAGE + "."):
-                found.append(node.module.split(".")[1])
-            elif relative and node.module:
-                found.append(node.module.split(".")[0])
-            elif (node.level == 0 and node.module == PACKAGE) or (relative and not node.module):
-                found += [alias.name for alias in node.names if (SOURCE / f"{alias.name}.py").is_file()]
-    return found
+            names |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+    return sorted(n for n in names if n not in sys.stdlib_module_names and n not in ALLOWED_IMPORTS)
 
 
-def modules(snippet_source: str) -> list[str]:
-    """Every module of the package the snippet needs, each after the modules it imports."""
-    ordered: list[str] = []
-
-    def visit(name: str, chain: tuple[str, ...]) -> None:
-        if name in ordered or name in chain:
-            return
-        path = SOURCE / f"{name}.py"
-        if not path.is_file():
-            raise ValueError(f"{PACKAGE}.{name} is imported but {path} does not exist")
-        for dependency in _imported(ast.parse(path.read_text(encoding="utf-8")), inside_package=True):
-            visit(dependency, chain + (name,))
-        ordered.append(name)
-
-    visit("__init__", ())  # the package itself, run before any of its modules
-    for name in _imported(ast.parse(snippet_source), inside_package=False):
-        visit(name, ())
-    return ordered
-
-
-def _literal(source: str) -> str:
-    """``source`` as a readable Python string literal (a raw triple-quoted one when that is exact)."""
-    candidate = f"r'''{source}'''"
-    try:
-        if "'''" not in source and not source.endswith("\\") and ast.literal_eval(candidate) == source:
-            return candidate
-    except (SyntaxError, ValueError):
-        pass
-    return repr(source)
-
-
-def install_modules(names: list[str]) -> str:
-    """Code that inlines the package's modules ``names`` and lets ``import triton_faq...`` find them."""
-    sources = "".join(
-        f"    {name!r}: {_literal((SOURCE / f'{name}.py').read_text(encoding='utf-8'))},\n" for name in names
-    )
-    return f'''# The handbook's helper modules, inlined: `import {PACKAGE}...` below finds them here, and each
-# lands in sys.modules when first imported, as the installed package would.
-def _inline_{PACKAGE}(sources):
-    import importlib.abc, importlib.util, linecache, sys
-
-    class Inlined(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-        def find_spec(self, fullname, path=None, target=None):
-            package, _, name = fullname.partition(".")
-            if package == "{PACKAGE}" and (name or "__init__") in sources:
-                return importlib.util.spec_from_loader(fullname, self, is_package=not name)
-            return None
-
-        def exec_module(self, module):
-            name = module.__name__.partition(".")[2] or "__init__"
-            filename = f"<{PACKAGE}/{{name}}.py, inlined>"
-            linecache.cache[filename] = (len(sources[name]), None, sources[name].splitlines(True), filename)
-            module.__file__ = filename  # as its code objects' co_filename, for code that compares them
-            exec(compile(sources[name], filename, "exec"), module.__dict__)
-
-    for loaded in [m for m in sys.modules if m.partition(".")[0] == "{PACKAGE}"]:
-        del sys.modules[loaded]  # an installed copy must not mix with these sources
-    sys.meta_path.insert(0, Inlined())
-
-
-_inline_{PACKAGE}({{
-{sources}}})
-'''
-
-
-PYTEST_MARKERS = '''# What the handbook's conftest.py does for its `gpu` and `interpreter` test markers.
-import pytest as _pytest
-
-from triton_faq import backend as _backend
-
-if getattr(_pytest.mark, "_config", None) is not None:  # running under pytest: register the markers
-    for _name, (_runs_on, _) in _backend.MARKERS.items():
-        _pytest.mark._config.addinivalue_line("markers", f"{_name}: runs only on the {_runs_on} backend")
-
-
-@_pytest.fixture(autouse=True)
-def _skip_tests_for_the_other_backend(request):
-    reason = _backend.skip_reason(marker.name for marker in request.node.iter_markers())
-    if reason:
-        _pytest.skip(reason)
-'''
-
-
-def _check(snippet_source: str, snippet_path: str) -> None:
-    tree = ast.parse(snippet_source)
-    if any(isinstance(node, ast.ImportFrom) and node.module == "__future__" for node in tree.body):
-        raise ValueError(f"{snippet_path}: a `from __future__` import cannot follow the download's prelude")
-
-
-def script(snippet_source: str, snippet_path: str, title: str, page_url: str) -> str:
-    """The downloadable ``.py``: what it is, a prelude, then the snippet unchanged."""
-    _check(snippet_source, snippet_path)
-    name = Path(snippet_path).name
-    header = f'''"""{title}
-
-From the Triton pitfalls handbook: {page_url}
-Generated from {snippet_path}; the code after the prelude is that file, unchanged.
-
-Needs torch, triton and pytest (no GPU: without one it runs on Triton's CPU interpreter).
-
-    python {name}     # prints what the entry shows
-    pytest {name}     # runs one test per claim
-"""
-
-'''
-    names = modules(snippet_source)
-    return (header + install_modules(names) + "\n\n" + PYTEST_MARKERS
-            + f"\n\n# ---- {snippet_path} ----\n\n" + snippet_source)
-
-
-def _without_main_guard(snippet_source: str) -> str:
-    """The snippet without its ``if __name__ == "__main__":`` block (the notebook calls main() itself)."""
-    lines = snippet_source.splitlines()
-    for node in ast.parse(snippet_source).body:
+def _without_main_guard(source: str) -> str:
+    """The file without its ``if __name__ == "__main__":`` block (the notebook calls main() itself)."""
+    lines = source.splitlines()
+    for node in ast.parse(source).body:
         if (isinstance(node, ast.If) and isinstance(node.test, ast.Compare)
                 and isinstance(node.test.left, ast.Name) and node.test.left.id == "__name__"):
             del lines[node.lineno - 1: node.end_lineno]
@@ -160,73 +47,118 @@ def _without_main_guard(snippet_source: str) -> str:
     return "\n".join(lines)
 
 
-def cells(snippet_source: str) -> list[str]:
-    """The snippet's code, split before each ``# --8<-- [start:name]``, section markers removed."""
+def cells(source: str) -> list[str]:
+    """The file's code split before each ``# --8<-- [start:name]``, markers removed, then ``main()``."""
     chunks: list[list[str]] = [[]]
-    for line in _without_main_guard(snippet_source).splitlines():
+    for line in _without_main_guard(source).splitlines():
         marker = SECTION.match(line)
         if marker and marker["kind"] == "start":
             chunks.append([])
         if not marker:
             chunks[-1].append(line)
-    return [text for text in ("\n".join(chunk).strip("\n") for chunk in chunks) if text.strip()]
+    code = [text for text in ("\n".join(chunk).strip("\n") for chunk in chunks) if text.strip()]
+    return code + ["main()"]
 
 
-def _cell(kind: str, source: str) -> dict:
-    cell = {"cell_type": kind, "id": "", "metadata": {}, "source": source.splitlines(True)}
-    if kind == "code":
-        cell.update(execution_count=None, outputs=[])
-    return cell
-
-
-def uses_file(snippet_source: str) -> bool:
-    """Whether the snippet reads ``__file__`` (to run itself in a child process, or read its lines)."""
-    return any(isinstance(node, ast.Name) and node.id == "__file__" for node in ast.walk(ast.parse(snippet_source)))
-
-
-def write_script(script_text: str, snippet_path: str) -> str:
-    """Notebook code that writes ``script_text`` (the ``.py`` download) and makes it ``__file__``.
-
-    A notebook has no ``__file__``; snippets use it to run themselves in a child process
-    (``subprocess.run([sys.executable, __file__, ...])``), to read their own lines, and for
-    ``ROOT = Path(__file__).resolve().parents[2]``. The script goes to
-    ``<new temporary folder>/<snippet_path>``, so ``parents[2]`` is that folder.
-    """
-    return f'''
-
-# This notebook's code as one script, the .py download: the entry's helpers run `__file__` in a
-# child process and read its lines, and a notebook has no `__file__`. It goes to a new temporary
-# folder as {snippet_path}, so `Path(__file__).resolve().parents[2]` is that folder.
-def _write_the_download(text):
-    import pathlib, tempfile
-
-    path = pathlib.Path(tempfile.mkdtemp(prefix="triton-faq-"), *{tuple(PurePosixPath(snippet_path).parts)!r})
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return str(path)
-
-
-__file__ = _write_the_download({script_text!r})
+# Runs in a fresh Python from a folder outside the repository. argv[1]: a JSON list of
+# [name, [cell, ...]]; prints one JSON line: {name: [{"stdout": ..., "error": ...}, ...]}.
+_RUNNER = r'''
+import contextlib, io, json, linecache, sys, traceback
+sys.modules["triton_faq"] = None  # a reader does not have the handbook's tooling
+sys.path[:] = [p for p in sys.path if p not in ("", ".") and not p.startswith(sys.argv[2])]
+results = {}
+for name, cells in json.load(open(sys.argv[1], encoding="utf-8")):
+    namespace, outputs = {"__name__": "__main__"}, []
+    for number, source in enumerate(cells):
+        filename = f"<{name}, cell {number}>"
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        stream = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(stream):
+                exec(compile(source, filename, "exec"), namespace)
+            outputs.append({"stdout": stream.getvalue(), "error": None})
+        except BaseException as error:
+            outputs.append({"stdout": stream.getvalue(), "error": "".join(traceback.format_exception(error))})
+            break
+    results[name] = outputs
+print(json.dumps(results))
 '''
 
 
-def notebook(snippet_source: str, snippet_path: str, heading: str, title: str, page_url: str) -> dict:
-    """An nbformat 4 notebook of the snippet, under a Markdown cell ``heading``.
+def _versions() -> str:
+    from importlib.metadata import version
 
-    ``title`` and ``page_url`` are the download's (``script``): a snippet that uses ``__file__``
-    gets that script written to a file by the first cell, as its ``__file__``.
+    return f"torch {version('torch')}, triton {version('triton')}"
+
+
+def _key(source: str, backend: str) -> str:
+    return hashlib.sha256(f"{source}\0{backend}\0{_versions()}".encode()).hexdigest()[:32]
+
+
+def run_alone(root: Path, snippets: list[Path], backend: str, workers: int = 2) -> dict[str, list[dict]]:
+    """Each file's cells run on their own (see the module docstring); ``{path: [cell outputs]}``.
+
+    ``backend`` is ``interpreter`` or ``cuda``; the runs are cached, and a lock keeps two test
+    processes (pytest-xdist workers, a site build) from running the same files at once.
     """
-    _check(snippet_source, snippet_path)
-    names = modules(snippet_source)
-    first = install_modules(names if "backend" in names else [*names, "backend"])
-    if uses_file(snippet_source):
-        first += write_script(script(snippet_source, snippet_path, title, page_url), snippet_path)
-    first += "\nfrom triton_faq.backend import describe\n\nprint(describe())  # the backend this notebook runs on\n"
-    code = [first, *cells(snippet_source), "main()"]
-    cells_ = [_cell("markdown", heading)]
-    cells_ += [_cell("code", source) for source in code]
-    for number, cell in enumerate(cells_):
+    from filelock import FileLock
+
+    cache = root / ".cache" / "reader-runs"
+    cache.mkdir(parents=True, exist_ok=True)
+    sources = {str(path): (root / path).read_text(encoding="utf-8") for path in snippets}
+    with FileLock(str(cache / ".lock")):
+        missing = [name for name, source in sources.items() if not (cache / f"{_key(source, backend)}.json").is_file()]
+        if missing:
+            batches = [missing[i::workers] for i in range(workers) if missing[i::workers]]
+            env = {k: v for k, v in os.environ.items() if not k.startswith(("TRITON_FAQ", "PYTEST", "PYTHONPATH"))}
+            if backend == "interpreter":
+                env["TRITON_INTERPRET"] = "1"
+            else:
+                env.pop("TRITON_INTERPRET", None)
+            with tempfile.TemporaryDirectory(prefix="triton-faq-reader-") as outside:
+                running = []
+                for number, batch in enumerate(batches):
+                    job = Path(outside, f"batch-{number}.json")
+                    job.write_text(json.dumps([[name, cells(sources[name])] for name in batch]), encoding="utf-8")
+                    running.append(subprocess.Popen(
+                        [sys.executable, "-c", _RUNNER, str(job), str(root)], cwd=outside, env=env,
+                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+                for process in running:
+                    out, err = process.communicate(timeout=900)
+                    if process.returncode != 0:
+                        raise RuntimeError(f"the reader's files could not be run on their own:\n{err[-3000:]}")
+                    for name, outputs in json.loads(out.strip().splitlines()[-1]).items():
+                        target = cache / f"{_key(sources[name], backend)}.json"
+                        temporary = target.with_suffix(".tmp")
+                        temporary.write_text(json.dumps(outputs), encoding="utf-8")
+                        temporary.replace(target)
+        return {name: json.loads((cache / f"{_key(source, backend)}.json").read_text(encoding="utf-8"))
+                for name, source in sources.items()}
+
+
+def _cell(kind: str, source: str, outputs: dict | None = None) -> dict:
+    cell = {"cell_type": kind, "id": "", "metadata": {}, "source": source.splitlines(True)}
+    if kind == "code":
+        cell.update(execution_count=None, outputs=[])
+        if outputs is not None:
+            if outputs["stdout"]:
+                cell["outputs"].append({"output_type": "stream", "name": "stdout", "text": outputs["stdout"]})
+            if outputs["error"]:
+                cell["outputs"].append({"output_type": "stream", "name": "stderr", "text": outputs["error"]})
+    return cell
+
+
+def notebook(source: str, heading: str, outputs: list[dict] | None = None) -> dict:
+    """An nbformat 4 notebook of the reader's file under a Markdown cell ``heading``, with outputs."""
+    code = cells(source)
+    outputs = list(outputs or [])
+    notebook_cells = [_cell("markdown", heading)]
+    for number, text in enumerate(code):
+        notebook_cells.append(_cell("code", text, outputs[number] if number < len(outputs) else None))
+    for number, cell in enumerate(notebook_cells):
         cell["id"] = f"cell-{number}"
+        if cell["cell_type"] == "code" and cell["outputs"]:
+            cell["execution_count"] = number
     return {
         "nbformat": 4,
         "nbformat_minor": 5,
@@ -234,7 +166,7 @@ def notebook(snippet_source: str, snippet_path: str, heading: str, title: str, p
             "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
             "language_info": {"name": "python"},
         },
-        "cells": cells_,
+        "cells": notebook_cells,
     }
 
 
