@@ -1,7 +1,13 @@
 """``triton-faq check``: every problem with every entry, each with its file and line.
 
 Front matter keys and types, unique IDs, both languages (parity), included sections, claimed
-errors, unfinished scaffolding (``TODO(new entry)``), and the Chinese glossary.
+errors, unfinished scaffolding (``TODO(new entry)``), the Chinese glossary, and the v2 shape:
+
+* the page: the answer and its fix code before the first section, within the first screen; the
+  sections every entry has; test code only inside folds; verdict labels on claim blocks;
+* the reader's file: the prelude, ``pitfall`` and ``fix`` sections, ``main()``, nothing imported
+  but torch, triton and the standard library, no tests;
+* the proof: exists, with at least one test.
 """
 
 from __future__ import annotations
@@ -9,22 +15,47 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from . import errors, parity
-from .entries import ROOT, snippet_for
-from .pages import PageError, parse, section_exists
+from . import download, errors, parity
+from .entries import ROOT, proof_for, snippet_for
+from .pages import PageError, parse, section_exists, snippet_section
 
 ENTRY_KEYS = {"id": str, "title": str, "description": str, "snippet": str, "errors": list}
 REQUIRED = ("id", "title", "description", "snippet")
 ID = re.compile(r"^TP\d{3}$")
 UNFINISHED = "TODO(new entry)"
 TODO = re.compile(re.escape(UNFINISHED))
-GLOSSARY = {  # preferred term: spellings the Chinese pages avoid
+GLOSSARY = {  # preferred term: spellings and calques the Chinese pages avoid
     "掩码": ("遮罩", "掩膜", "屏蔽码"),
     "步长": ("跨距", "跨步", "步幅"),
     "共享内存": ("共享存储器", "共享記憶體"),
     "寄存器溢出": ("寄存器溢写", "寄存器泄漏"),
     "越界": ("超界", "出界"),
+    "归约": ("规约",),
+    "用 NaN 预填充": ("下毒", "投毒"),
+    "每次重新生成的随机数据": ("新鲜的随机", "新鲜随机"),
+    "简短回答": ("一句话答案",),
+    "段错误": ("光秃秃的段错误",),
+    "相邻元素的值被改写": ("邻居的值变了",),
+    "正在执行": ("在路上",),
 }
+VERDICTS = {  # a claim block's title starts with one of these; "Depends on" / "取决于" must say on what
+    "en": ("Holds", "False", "Depends on ", "Not reproduced"),
+    "zh": ("成立", "不成立", "取决于", "未能复现"),
+}
+REQUIRED_SECTIONS = ("symptom", "why", "run", "how-we-know", "run-it")
+FIRST_SCREEN = 30  # source lines from the title to the end of the first fix fence
+CLAIM = re.compile(r'^\?\?\?\+? quote "(?P<title>[^"]*)"')
+PRELUDE = """import os
+
+import torch
+
+if not torch.cuda.is_available():
+    os.environ["TRITON_INTERPRET"] = "1"  # no GPU: Triton's interpreter runs the kernels on the CPU
+
+import triton
+import triton.language as tl
+"""
+TEST_CODE = re.compile(r"^\s*(def test_|assert |@pytest)", re.MULTILINE)
 
 
 def _lines(path: Path, pattern: re.Pattern) -> list[int]:
@@ -55,6 +86,7 @@ def entry_problems(root: Path) -> list[str]:
                         problems.append(f"{relative}:{number}: write '{preferred}', not '{word}' (glossary)")
         if "id" not in front:
             continue
+        problems += shape_problems(page, relative)
         for key in REQUIRED:
             if key not in front:
                 problems.append(f"{relative}:1: front matter lacks '{key}'")
@@ -76,6 +108,48 @@ def entry_problems(root: Path) -> list[str]:
     return problems
 
 
+def shape_problems(page, relative: Path) -> list[str]:
+    """The v2 page shape: answer first, the sections, test code folded, verdict labels."""
+    problems = []
+    language = relative.parts[1]
+    headings = [(line, anchor) for line, level, _, anchor in page.headings if level == 2]
+    first_section = headings[0][0] if headings else 10**9
+    title = next((line for line, level, _, _ in page.headings if level == 1), page.body_start)
+    fixes = [f for f in page.fences if any(section == "fix" for _, section in f.includes)]
+    if not fixes or fixes[0].line > first_section:
+        problems.append(f"{relative}:{title}: the fix code (a fence including the 'fix' section) must come "
+                        "right after the answer, before the first section")
+    else:
+        end = fixes[0].line + fixes[0].body.count("\n") + 1
+        if end - title > FIRST_SCREEN:
+            problems.append(f"{relative}:{fixes[0].line}: the answer and its fix end {end - title} lines below "
+                            f"the title; keep them within the first screen ({FIRST_SCREEN} lines)")
+    anchors = {anchor for _, anchor in headings}
+    for anchor in REQUIRED_SECTIONS:
+        if anchor not in anchors:
+            problems.append(f"{relative}:{title}: no '## ... {{ #{anchor} }}' section")
+    for fence in page.fences:
+        tests = [path for path, _ in fence.includes if path.startswith("tests/")]
+        if not fence.indent and (tests or TEST_CODE.search(fence.body)):
+            problems.append(f"{relative}:{fence.line}: test code outside a fold: put it in a '??? ...' block")
+    text = page.path.read_text(encoding="utf-8").splitlines()
+    in_claims = False
+    for number, line in enumerate(text, 1):
+        if line.startswith("## "):
+            in_claims = "#claims" in line.replace(" ", "")
+        match = CLAIM.match(line)
+        if match and in_claims:
+            label = match["title"]
+            if not label.startswith(VERDICTS[language]):
+                problems.append(f"{relative}:{number}: a claim's title starts with its verdict, one of "
+                                f"{', '.join(repr(v.strip()) for v in VERDICTS[language])}: '{label}'")
+            else:
+                verdict = re.split(r"[:：]", label, maxsplit=1)[0].strip()
+                if verdict in ("Depends on", "取决于"):
+                    problems.append(f"{relative}:{number}: '{verdict}' says on what (a version, a backend, a size)")
+    return problems
+
+
 def snippet_problems(root: Path, page: Path, snippet: str) -> list[str]:
     expected = snippet_for(page)
     if Path(snippet) != expected:
@@ -85,10 +159,31 @@ def snippet_problems(root: Path, page: Path, snippet: str) -> list[str]:
         return [f"{page}:1: snippet {snippet} does not exist"]
     problems = [f"{snippet}:{n}: unfinished ({UNFINISHED})" for n in _lines(path, TODO)]
     text = path.read_text(encoding="utf-8")
-    if not re.search(r"^def test_", text, re.MULTILINE):
-        problems.append(f"{snippet}:1: no test_ function: one test per claim")
-    if "--8<-- [start:" not in text:
-        problems.append(f"{snippet}:1: no named section (# --8<-- [start:name]) for the page to include")
+    for name in ("prelude", "pitfall", "fix"):
+        if f"# --8<-- [start:{name}]" not in text:
+            problems.append(f"{snippet}:1: no section '{name}' (# --8<-- [start:{name}] ... [end:{name}])")
+    prelude = snippet_section(path, "prelude")
+    if prelude is not None and not prelude.startswith(PRELUDE):
+        problems.append(f"{snippet}:1: the prelude must start as CONTRIBUTING.md shows (it picks CUDA or the interpreter)")
+    if not re.search(r"^def main\(", text, re.MULTILINE):
+        problems.append(f"{snippet}:1: no main(): it prints the pitfall's result next to the fix's")
+    if TEST_CODE.search(text):
+        problems.append(f"{snippet}:1: tests belong in {proof_for(snippet)}, not in the reader's file")
+    try:
+        foreign = download.imports_outside_stdlib(text)
+    except SyntaxError as error:
+        foreign = []
+        problems.append(f"{snippet}:{error.lineno}: {error.msg}")
+    if foreign:
+        problems.append(f"{snippet}:1: the reader's file imports {', '.join(foreign)}; only torch, triton "
+                        "and the standard library")
+    proof = root / proof_for(snippet)
+    if not proof.is_file():
+        problems.append(f"{page}:1: no proof: {proof_for(snippet)} holds one test per claim")
+    else:
+        problems += [f"{proof_for(snippet)}:{n}: unfinished ({UNFINISHED})" for n in _lines(proof, TODO)]
+        if not re.search(r"^def test_", proof.read_text(encoding="utf-8"), re.MULTILINE):
+            problems.append(f"{proof_for(snippet)}:1: no test_ function: one test per claim")
     return problems
 
 

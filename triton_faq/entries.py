@@ -80,11 +80,11 @@ class Entry:
 
 
 def load(root: Path = ROOT) -> list[Entry]:
-    """Every entry, in ID order."""
+    """Every entry, in ID order (the pages are parsed once per process while they stay unchanged)."""
     entries = []
     for page in sorted((root / "docs" / "en").rglob("*.md")):
         front = parse(page).front_matter
-        if "id" in front:
+        if "id" in front and isinstance(front.get("snippet"), str):
             entries.append(Entry(front["id"], page.relative_to(root), Path(front["snippet"])))
     return sorted(entries, key=lambda entry: entry.id)
 

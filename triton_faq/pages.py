@@ -7,6 +7,7 @@ run, or only include lines (``--8<-- "snippets/topic/question.py:section"``).
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +35,7 @@ class Fence:
     info: str  # the info string after the backticks, stripped
     body: str
     includes: tuple[tuple[str, str | None], ...]  # (path, section) pairs, for include-only fences
+    indent: str = ""  # the opening fence's indentation: inside an admonition or a fold when not empty
 
     @property
     def is_include_only(self) -> bool:
@@ -75,8 +77,21 @@ def split_front_matter(text: str, path: Path) -> tuple[dict, str, int]:
 
 
 def parse(path: Path, text: str | None = None) -> Page:
+    """The page at ``path`` (or ``text`` as if it were there). Reading a file is cached per process
+    until the file changes, so hooks, checks and tests share one parse of each page."""
     path = Path(path)
-    text = path.read_text(encoding="utf-8") if text is None else text
+    if text is None:
+        stat = path.stat()
+        return _parse_file(path, stat.st_mtime_ns, stat.st_size)
+    return _parse(path, text)
+
+
+@functools.lru_cache(maxsize=1024)
+def _parse_file(path: Path, mtime_ns: int, size: int) -> Page:
+    return _parse(path, path.read_text(encoding="utf-8"))
+
+
+def _parse(path: Path, text: str) -> Page:
     front_matter, body, first_line = split_front_matter(text, path)
     page = Page(path, front_matter, first_line)
     lines = body.split("\n")
@@ -118,7 +133,7 @@ def _read_fence(page: Page, lines: list[str], index: int, opening: re.Match, num
             "put the code in the snippet and include it, or write the code without includes"
         )
     found = tuple((m["path"], m["section"]) for m in includes if m)
-    page.fences.append(Fence(number, opening["info"].strip(), text, found))
+    page.fences.append(Fence(number, opening["info"].strip(), text, found, indent))
     return index + 1
 
 
