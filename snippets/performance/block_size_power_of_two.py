@@ -6,7 +6,6 @@ the PTX part compiles for an sm_90 GPU, an H100 or H200, on any machine)
 
 # --8<-- [start:prelude]
 import os
-import re
 
 import torch
 
@@ -53,6 +52,8 @@ def scale_shift_rows(x):
 # --8<-- [start:ptx]
 def global_loads(block, num_warps=4, x_aligned=True, n_multiple_of_16=True):
     """The global-load instructions in the PTX of `scale_shift` compiled for sm_90 (no GPU needed)."""
+    import re
+
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
     from triton.runtime.jit import JITFunction
