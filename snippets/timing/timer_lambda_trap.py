@@ -4,9 +4,7 @@ Run it: python timer_lambda_trap.py  (without a GPU, Triton's interpreter runs i
 """
 
 # --8<-- [start:prelude]
-import functools
 import os
-import statistics
 
 import torch
 
@@ -17,6 +15,9 @@ import triton
 import triton.language as tl
 
 DEVICE = "cpu" if os.environ.get("TRITON_INTERPRET") == "1" else "cuda"
+
+import functools  # noqa: E402
+import statistics  # noqa: E402
 # --8<-- [end:prelude]
 
 
