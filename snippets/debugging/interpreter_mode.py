@@ -7,7 +7,6 @@ on the interpreter that kills the process on purpose, and faulthandler prints th
 
 # --8<-- [start:prelude]
 import os
-import sys
 
 import torch
 
@@ -107,6 +106,8 @@ def run_far_load():
 
 
 def main():
+    import sys
+
     if "--far-load" in sys.argv:
         run_far_load()
         return
