@@ -31,6 +31,16 @@ pytest_collect_file = Sybil(
 ).pytest()
 
 
+def build(root: Path, out: Path):
+    """``mkdocs build --strict`` of ``root`` into ``out`` (warnings abort; --quiet would hide them)."""
+    import os
+    import subprocess
+
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)],
+                          cwd=root, env=env, capture_output=True, text=True, timeout=600)
+
+
 def pytest_addoption(parser):
     parser.addoption("--record-gpu-run", action="store_true",
                      help="on CUDA: record this run's counts in data/test-runs.json for the site")

@@ -20,7 +20,8 @@ def test_a_scaffolded_entry_fails_check_with_what_is_missing(site_copy):
     written = new("new-topic/my-question", site_copy)
     assert [str(p) for p in written] == [
         "docs/en/new-topic/index.md", "docs/en/new-topic/my-question.md",
-        "docs/zh/new-topic/index.md", "docs/zh/new-topic/my-question.md", "snippets/new_topic/my_question.py"]
+        "docs/zh/new-topic/index.md", "docs/zh/new-topic/my-question.md", "snippets/new_topic/my_question.py",
+        "tests/entries/new_topic/test_my_question.py"]
     problems = check(site_copy)
     for path in written:
         assert any(p.startswith(f"{path}:") and "unfinished (TODO(new entry))" in p for p in problems), path
@@ -30,8 +31,30 @@ def test_a_scaffolded_entry_fails_check_with_what_is_missing(site_copy):
 def test_the_scaffolded_tests_fail_until_written(site_copy):
     new("new-topic/my-question", site_copy)
     result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                             "snippets/new_topic/my_question.py"], cwd=site_copy, capture_output=True, text=True)
-    assert result.returncode == 1 and "2 failed" in result.stdout
+                             "tests/entries/new_topic/test_my_question.py"], cwd=site_copy, capture_output=True, text=True)
+    assert result.returncode == 1 and "2 failed" in result.stdout, result.stdout + result.stderr
+
+
+def test_the_scaffolded_page_has_the_v2_shape_once_filled_in(site_copy):
+    new("new-topic/my-question", site_copy)
+    problems = [p for p in check(site_copy) if "new-topic/my-question" in p or "new_topic" in p]
+    assert problems and all("unfinished (TODO(new entry))" in p for p in problems), problems
+
+
+def test_new_writes_into_the_checkout_it_is_run_in(site_copy):
+    (site_copy / "snippets" / "x").mkdir()
+    result = subprocess.run([sys.executable, "-m", "triton_faq", "new", "new-topic/from-elsewhere"],
+                            cwd=site_copy / "snippets" / "x", capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert f"repository {site_copy}" in result.stderr
+    assert (site_copy / "docs/en/new-topic/from-elsewhere.md").is_file()
+    assert not (ROOT / "docs/en/new-topic").exists()
+
+
+def test_commands_outside_a_checkout_say_so_in_one_line(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "triton_faq", "check"], cwd=tmp_path, capture_output=True, text=True)
+    assert result.returncode != 0 and "is not inside a checkout of the handbook" in result.stderr
+    assert "Traceback" not in result.stderr
 
 
 def test_new_refuses_to_overwrite_and_bad_names(site_copy):
@@ -51,6 +74,36 @@ def test_check_reports_every_problem_with_file_and_line(site_copy):
     assert any(p.startswith(PAGE.format("zh") + ":") and "write '掩码', not '遮罩'" in p for p in problems)
     assert any("id TP002 is already used by" in p for p in problems)
     assert f"{PAGE.format('en')}:1: unknown front matter key 'severity' (allowed: id, title, description, snippet, errors)" in problems
+
+
+def test_check_holds_pages_to_the_answer_first_shape(site_copy):
+    en = site_copy / PAGE.format("en")
+    text = en.read_text()
+    answer_fence = text[text.index("```python"):text.index("```\n", text.index("```python")) + 4]
+    text = text.replace(answer_fence, "", 1).replace("## Why { #why }", "## Why { #why }\n\n" + answer_fence, 1)
+    text = text.replace('??? quote "Holds: ', '??? quote "Mostly right: ', 1)
+    text = text.replace("## How we know { #how-we-know }", "## Proof { #proof }", 1)
+    en.write_text(text + '\n```python\n--8<-- "tests/entries/garbage_values/test_masked_load_without_other.py"\n```\n')
+    problems = [p for p in check(site_copy) if p.startswith(PAGE.format("en"))]
+    assert any("the fix code (a fence including the 'fix' section) must come right after the answer" in p for p in problems)
+    assert any("a claim's title starts with its verdict" in p and "Mostly right" in p for p in problems)
+    assert any("no '## ... { #how-we-know }' section" in p for p in problems)
+    assert any("test code outside a fold" in p for p in problems)
+
+
+def test_check_holds_the_readers_file_to_torch_and_triton(site_copy):
+    snippet = site_copy / "snippets/garbage_values/masked_load_without_other.py"
+    snippet.write_text(snippet.read_text().replace("import triton\n", "import triton\nimport triton_faq\n", 1)
+                       + "\ndef test_inside():\n    assert True\n")
+    problems = check(site_copy)
+    assert any("the reader's file imports triton_faq" in p for p in problems)
+    assert any("tests belong in tests/entries/garbage_values/test_masked_load_without_other.py" in p for p in problems)
+
+
+def test_check_refuses_a_bare_depends_verdict(site_copy):
+    zh = site_copy / PAGE.format("zh")
+    zh.write_text(zh.read_text().replace('??? quote "成立：“mask 位默认填 0”"', '??? quote "取决于：“mask 位默认填 0”"', 1))
+    assert any("'取决于' says on what" in p for p in check(site_copy))
 
 
 def test_the_command_exits_1_with_one_line_on_a_bad_name():

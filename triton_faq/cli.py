@@ -5,7 +5,32 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .entries import ROOT
+from pathlib import Path
+
+
+
+class NotACheckout(RuntimeError):
+    """The working directory is not inside a checkout of the handbook."""
+
+
+def find_root(start: Path | None = None) -> Path:
+    """The handbook checkout that holds the working directory (as git and mkdocs find theirs)."""
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / "mkdocs.yml").is_file() and (folder / "docs" / "en").is_dir() and (folder / "snippets").is_dir():
+            return folder
+    raise NotACheckout(f"{here} is not inside a checkout of the handbook (no mkdocs.yml with docs/en and "
+                       "snippets/ above it); run this from your clone")
+
+
+def _root(command: str, announce: bool = False) -> Path:
+    try:
+        root = find_root()
+    except NotACheckout as error:
+        raise SystemExit(f"triton-faq {command}: {error}") from None
+    if announce:
+        print(f"triton-faq {command}: repository {root}", file=sys.stderr)
+    return root
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -36,24 +61,26 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "bench":
         from .bench import run
 
-        return run(ROOT, args.only)
+        return run(_root("bench", announce=True), args.only)
     if args.command == "explain":
         return run_explain(args)
     if args.command == "new":
         from .scaffold import ScaffoldError, new
 
+        root = _root("new")
         try:
-            written = new(args.name)
+            written = new(args.name, root)
         except ScaffoldError as error:
             print(f"triton-faq new: {error}", file=sys.stderr)
             return 1
+        print(f"triton-faq new: repository {root}", file=sys.stderr)
         print("\n".join(f"wrote {path}" for path in written))
         print("next: fill in every TODO(new entry), then run `triton-faq check` and `make test`")
         return 0
     if args.command == "check":
         from .check import check
 
-        problems = check(ROOT)
+        problems = check(_root("check", announce=True))
         print("\n".join(problems) or "check: every entry is complete and consistent")
         return 1 if problems else 0
     if args.command == "backend":
@@ -65,13 +92,13 @@ def main(argv: list[str] | None = None) -> int:
         from .matrix import run as run_matrix
 
         versions = [v.strip() for v in args.versions.split(",") if v.strip()] if args.versions else None
-        return run_matrix(ROOT, versions, args.only)
+        return run_matrix(_root("matrix", announce=True), versions, args.only)
     if args.command == "checked":
         return run_checked(args)
     if args.command == "parity":
         from .parity import check
 
-        problems = check(ROOT / "docs")
+        problems = check(_root("parity") / "docs")
         print("\n".join(problems) or "parity: English and Chinese pages match")
         return 1 if problems else 0
     return 2

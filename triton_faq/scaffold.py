@@ -1,4 +1,4 @@
-"""``triton-faq new <topic>/<question>``: the three files of a new entry, marked unfinished.
+"""``triton-faq new <topic>/<question>``: the files of a new entry in the v2 shape, marked unfinished.
 
 Every placeholder says ``TODO(new entry)``, so ``triton-faq check`` lists what is left, and the
 scaffolded test fails until a real one replaces it: an unfinished entry never passes as done.
@@ -30,27 +30,41 @@ snippet: {{snippet}}
 
 # {{todo}}{h1}
 
-## {short_heading} {{{{ #short-answer }}}}
+{{todo}}{answer}
 
-{{todo}}{short}
+```python
+--8<-- "{{snippet}}:prelude"
 
-## {pitfall_heading} {{{{ #pitfall }}}}
+--8<-- "{{snippet}}:fix"
+```
+
+## {symptom_heading} {{{{ #symptom }}}}
+
+{{todo}}{symptom}
+
+## {why_heading} {{{{ #why }}}}
+
+{{todo}}{why}
+
+## {run_heading} {{{{ #run }}}}
 
 ```python
 --8<-- "{{snippet}}:pitfall"
 ```
 
-## {fix_heading} {{{{ #fix }}}}
-
 ```python
---8<-- "{{snippet}}:fix"
+>>> main()  # {{todo}}{session}
 ```
 
-## {run_heading} {{{{ #run-it }}}}
+## {how_heading} {{{{ #how-we-know }}}}
+
+??? success "{tests_title}"
+    {{todo}}{tests}
+
+## {run_it_heading} {{{{ #run-it }}}}
 
 ```bash
-python {{snippet}}          # {prints}
-pytest {{snippet}}          # {tests}
+python {{name}}.py    # {prints}
 ```
 
 {run_note}
@@ -58,34 +72,48 @@ pytest {{snippet}}          # {tests}
 
 TEXT = {
     "en": {
-        "title": ": the question, as a reader would ask it", "description": ": the short answer in one sentence",
-        "h1": ": the question", "short_heading": "Short answer", "short": ": two or three sentences.",
-        "pitfall_heading": "The pitfall", "fix_heading": "The fix", "run_heading": "Run it yourself",
-        "prints": "prints what it shows", "tests": "one test per claim",
-        "run_note": "Without a GPU both run through Triton's interpreter. The buttons above (added when the site is\n"
-                    "built) download the same code as one file or as a notebook.",
+        "title": ": the question, as a reader would ask it", "description": ": the answer in one sentence",
+        "h1": ": the question, or the error message", "answer": ": the answer in a sentence or two; the fix below.",
+        "symptom_heading": "Symptom", "symptom": ": what the reader sees.",
+        "why_heading": "Why", "why": ": why it happens, briefly.",
+        "run_heading": "The pitfall and the fix, run", "session": ": sessions that show the wrong and the right value",
+        "how_heading": "How we know", "tests_title": "The tests (one per claim)",
+        "tests": ": name each test of the proof in a sentence.",
+        "run_it_heading": "Run it yourself", "prints": "the pitfall's result next to the fix's",
+        "run_note": "Without a GPU it runs through Triton's interpreter. The proof lives in\n`{{proof}}`; `pytest` runs it.",
     },
     "zh": {
-        "title": "：读者会怎么问这个问题", "description": "：一句话答案",
-        "h1": "：问题", "short_heading": "一句话答案", "short": "：两三句话。",
-        "pitfall_heading": "踩坑写法", "fix_heading": "修复方法", "run_heading": "自己跑一遍",
-        "prints": "打印演示结果", "tests": "每条说法一个测试",
-        "run_note": "没有 GPU 时两条命令都走 Triton 解释器。上面的按钮（构建网站时加上）可以把同样的代码下载为单个文件或 notebook。",
+        "title": "：读者会怎么问这个问题", "description": "：一句话说清答案",
+        "h1": "：问题，或报错信息", "answer": "：用一两句话给出答案，下面是修复代码。",
+        "symptom_heading": "症状", "symptom": "：读者看到了什么。",
+        "why_heading": "原因", "why": "：简要说明原因。",
+        "run_heading": "踩坑写法与修复，实际运行", "session": ": sessions that show the wrong and the right value",
+        "how_heading": "我们如何确认", "tests_title": "测试（每条说法一个）",
+        "tests": "：用一句话点名证明文件里的每个测试。",
+        "run_it_heading": "自己跑一遍", "prints": "打印踩坑写法和修复后的结果",
+        "run_note": "没有 GPU 时走 Triton 解释器。证明在 `{{proof}}` 里，用 `pytest` 运行。",
     },
 }
 
 
-SNIPPET = '''"""{id}: {todo} the question in one line."""
+SNIPPET = '''"""{id}: {todo} the question in one line.
+
+Run it: python {name}.py  (without a GPU, Triton's interpreter runs it on the CPU)
+"""
+
+# --8<-- [start:prelude]
+import os
 
 import torch
 
-from triton_faq.backend import DEVICE, describe  # picks CUDA or the interpreter before Triton loads
+if not torch.cuda.is_available():
+    os.environ["TRITON_INTERPRET"] = "1"  # no GPU: Triton's interpreter runs the kernels on the CPU
 
 import triton
 import triton.language as tl
-import pytest
 
-from triton_faq.testing import assert_matches_float64, fresh_randn, poisoned
+DEVICE = "cpu" if os.environ.get("TRITON_INTERPRET") == "1" else "cuda"
+# --8<-- [end:prelude]
 
 
 # --8<-- [start:pitfall]
@@ -94,8 +122,24 @@ from triton_faq.testing import assert_matches_float64, fresh_randn, poisoned
 
 
 # --8<-- [start:fix]
-# {todo}: the kernel that is right
+# {todo}: the kernel that is right; a comment marks the line that fixes it
 # --8<-- [end:fix]
+
+
+def main():
+    print("{todo}: print the pitfall's wrong result next to the fix's right one")
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+PROOF = '''"""{id}'s claims, one test each: {snippet}."""
+
+import pytest
+
+from snippets.{package} import {name} as entry
+from triton_faq.testing import assert_matches_float64, fresh_randn, poisoned
 
 
 def test_pitfall_goes_wrong_exactly_as_the_page_says():
@@ -104,15 +148,6 @@ def test_pitfall_goes_wrong_exactly_as_the_page_says():
 
 def test_fix_matches_float64_reference():
     pytest.fail("{todo}: compare with a float64 reference on fresh random inputs, output poisoned")
-
-
-def main():
-    print(describe())
-    print("{todo}: print what the entry shows")
-
-
-if __name__ == "__main__":
-    main()
 '''
 
 INDEX = {
@@ -136,10 +171,12 @@ def new(name: str, root: Path = entries.ROOT) -> list[Path]:
     snippet = entries.snippet_for(Path(topic, f"{question}.md"))
     files = {root / "docs" / lang / topic / f"{question}.md": PAGE.format(**TEXT[lang]) for lang in ("en", "zh")}
     files[root / snippet] = SNIPPET
+    files[root / entries.proof_for(snippet)] = PROOF
     existing = [path for path in files if path.exists()]
     if existing:
         raise ScaffoldError(f"{existing[0].relative_to(root)} already exists; nothing was written")
-    values = {"id": next_id(root), "snippet": snippet.as_posix(), "todo": UNFINISHED, "topic": topic}
+    values = {"id": next_id(root), "snippet": snippet.as_posix(), "todo": UNFINISHED, "topic": topic,
+              "name": snippet.stem, "package": snippet.parent.name, "proof": entries.proof_for(snippet).as_posix()}
     for lang in ("en", "zh"):
         index = root / "docs" / lang / topic / "index.md"
         if not index.exists():
