@@ -65,7 +65,7 @@ def cells(source: str) -> list[str]:
 _RUNNER = r'''
 import contextlib, io, json, linecache, sys, traceback
 sys.modules["triton_faq"] = None  # a reader does not have the handbook's tooling
-sys.path[:] = [p for p in sys.path if p not in ("", ".") and not p.startswith(sys.argv[2])]
+sys.path[:] = [p for p in sys.path if p not in ("", ".", sys.argv[2], sys.argv[2] + "/")]  # not the repository
 results = {}
 for name, cells in json.load(open(sys.argv[1], encoding="utf-8")):
     namespace, outputs = {"__name__": "__main__"}, []
@@ -92,7 +92,7 @@ def _versions() -> str:
 
 
 def _key(source: str, backend: str) -> str:
-    return hashlib.sha256(f"{source}\0{backend}\0{_versions()}".encode()).hexdigest()[:32]
+    return hashlib.sha256(f"{source}\0{backend}\0{_versions()}\0{_RUNNER}".encode()).hexdigest()[:32]
 
 
 def run_alone(root: Path, snippets: list[Path], backend: str, workers: int = 2) -> dict[str, list[dict]]:
