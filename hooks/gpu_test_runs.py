@@ -1,10 +1,18 @@
-"""Fill ``<!-- gpu-test-runs -->`` with the last whole test run on each GPU, from data/test-runs.json."""
+"""The GPU test runs of data/test-runs.json, on the site.
+
+* ``<!-- gpu-test-runs -->`` (the home page): the last whole test run on each GPU.
+* Every entry page: a line at the top of its ``{ #how-we-know }`` section saying where its tests
+  ran: on the interpreter in CI, and on each GPU with that run's counts for the entry's proof and
+  page. Derived from the record, never typed on a page.
+"""
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
+from triton_faq.entries import proof_for
 from triton_faq.pages import page_language
 from triton_faq.test_runs import PATH
 
@@ -37,9 +45,49 @@ def render(data: dict | None, language: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+CHECKED = {
+    "en": {"ci": "Checked on Triton's interpreter (CPU) in every CI run.",
+           "gpu": " On {gpu} (CUDA {cuda}, torch {torch}, Triton {triton}), {day}: {passed} of this entry's tests "
+                  "passed, {failed} failed, {skipped} skipped (interpreter-only).",
+           "none": " Not yet run on a GPU."},
+    "zh": {"ci": "每次 CI 都在 Triton 解释器（CPU）上运行。",
+           "gpu": "{day} 在 {gpu}（CUDA {cuda}，torch {torch}，Triton {triton}）上：本条目的测试通过 {passed} 个，"
+                  "失败 {failed} 个，跳过 {skipped} 个（仅限解释器的测试）。",
+           "none": "尚未在 GPU 上运行。"},
+}
+HOW_WE_KNOW = re.compile(r"^## .*\{ *#how-we-know *\}[ \t]*$", re.MULTILINE)
+
+
+def checked_line(data: dict | None, language: str, files: tuple[str, ...]) -> str:
+    """Where an entry's tests ran, from the record; ``files`` are its proof and its English page."""
+    text = CHECKED[language]
+    line = text["ci"]
+    runs = sorted((data or {}).get("results", {}).items())
+    counted = False
+    for gpu, run in runs:
+        per_file = run.get("files", {})
+        counts = {k: sum(per_file.get(f, {}).get(k, 0) for f in files) for k in ("passed", "failed", "skipped")}
+        if not any(counts.values()):
+            continue
+        counted = True
+        p = run["provenance"]
+        line += text["gpu"].format(gpu=gpu, cuda=p["cuda"], torch=p["torch"], triton=p["triton"],
+                                   day=p["date"][:10], **counts)
+    return line + ("" if counted else text["none"])
+
+
 def on_page_markdown(markdown, page, config, files):
-    if MARKER not in markdown:
+    root = Path(config["config_file_path"]).parent
+    path = root / PATH
+    if MARKER not in markdown and "id" not in page.meta:
         return markdown
-    path = Path(config["config_file_path"]).parent / PATH
     data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
-    return markdown.replace(MARKER, render(data, page_language(page)))
+    language = page_language(page)
+    if MARKER in markdown:
+        markdown = markdown.replace(MARKER, render(data, language))
+    heading = HOW_WE_KNOW.search(markdown)
+    if "id" in page.meta and "snippet" in page.meta and heading:
+        english = "docs/en/" + page.file.src_uri.split("/", 1)[1]
+        line = checked_line(data, language, (proof_for(page.meta["snippet"]).as_posix(), english))
+        markdown = markdown[: heading.end()] + "\n\n" + line + "\n" + markdown[heading.end():]
+    return markdown

@@ -22,30 +22,49 @@ def test_no_gpu_data_is_stale():
     assert bench.stale(ROOT) == []
 
 
-def test_a_changed_snippet_makes_its_data_stale(tmp_path):
-    for name in ("docs", "snippets", "data"):
+def _measured_copy(tmp_path):
+    for name in ("docs", "snippets", "data", "evidence", "tests/entries"):
         if (ROOT / name).exists():
             shutil.copytree(ROOT / name, tmp_path / name)
     data = bench.read(tmp_path / TP001.data)
     data["results"]["Test GPU"] = {"provenance": {"date": "2026-01-01T00:00:00Z",
-                                                  "snippet_sha256": entries.code_hash(tmp_path, TP001.snippet)},
+                                                  "code_sha256": entries.data_hash(tmp_path, TP001)},
                                    "evidence": {}}
     bench.write_atomically(tmp_path / TP001.data, data)
     assert not [p for p in bench.stale(tmp_path) if "Test GPU" in p]
-    with open(tmp_path / TP001.snippet, "a") as snippet:
-        snippet.write("\n# an edit\n")
-    problems = bench.stale(tmp_path)
-    assert f"{TP001.data} is stale for TP001: {TP001.snippet} changed after it was measured on Test GPU (2026-01-01); " \
-           "regenerate on a CUDA machine with `make bench ONLY=TP001`" in problems
+    return tmp_path
 
 
-@pytest.mark.parametrize("entry", entries.load(ROOT), ids=lambda e: e.id)
-def test_every_gpu_data_marker_names_evidence_its_snippet_defines(entry):
-    defined = set(EVIDENCE.findall((ROOT / entry.snippet).read_text()))
-    for language in ("en", "zh"):
-        page = ROOT / "docs" / language / entry.page.relative_to("docs/en")
-        used = {m["name"] for m in hook.MARKER.finditer(page.read_text())}
-        assert used <= defined, f"{page}: markers {sorted(used - defined)} name no @gpu_evidence in {entry.snippet}"
+def _edit(path, old, new):
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+STALE = (f"{TP001.data} is stale for TP001: the code of {TP001.snippet} or {TP001.evidence} changed after it was "
+         "measured on Test GPU (2026-01-01); regenerate on a CUDA machine with `make bench ONLY=TP001`")
+
+
+def test_editing_a_kernel_makes_its_gpu_data_stale(tmp_path):
+    root = _measured_copy(tmp_path)
+    _edit(root / TP001.snippet, "offs < n)", "offs <= n)")
+    assert STALE in bench.stale(root)
+
+
+def test_editing_an_evidence_function_makes_its_gpu_data_stale(tmp_path):
+    root = _measured_copy(tmp_path)
+    _edit(root / TP001.evidence, 'DTYPES = ("float32", "float16", "int32")', 'DTYPES = ("float32",)')
+    assert STALE in bench.stale(root)
+
+
+def test_editing_a_test_a_comment_or_a_docstring_leaves_gpu_data_current(tmp_path):
+    root = _measured_copy(tmp_path)
+    _edit(root / TP001.proof, "def test_pitfall_max_is_zero", "def test_pitfall_max_is_exactly_zero")
+    _edit(root / TP001.snippet, "# store every lane, the masked ones too", "# store all the lanes, masked ones too")
+    _edit(root / TP001.snippet, "What a masked load without `other` leaves", "What a masked load with no `other` leaves")
+    _edit(root / TP001.evidence, "with a sentinel of 77", "with the sentinel 77")
+    _edit(root / TP001.page, "Give the masked", "Pass the masked")
+    assert not [p for p in bench.stale(root) if "Test GPU" in p]
 
 
 def test_bench_without_a_gpu_refuses_and_writes_nothing(tmp_path, capsys, monkeypatch):

@@ -12,6 +12,19 @@ PATH = Path("data", "test-runs.json")
 OUTCOMES = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
 
 
+def per_file(stats: dict) -> dict[str, dict[str, int]]:
+    """Outcomes counted per test file (a proof, a page): what each entry page says of its own tests."""
+    files: dict[str, dict[str, int]] = {}
+    for outcome in ("passed", "failed", "error", "skipped"):
+        for report in stats.get(outcome, []):
+            if getattr(report, "when", "call") not in ("call", "setup") or not hasattr(report, "nodeid"):
+                continue
+            path = report.nodeid.split("::", 1)[0]
+            counts = files.setdefault(path, {"passed": 0, "failed": 0, "skipped": 0})
+            counts["failed" if outcome == "error" else outcome] += 1
+    return dict(sorted(files.items()))
+
+
 def record(root: Path, stats: dict, exit_status: int, command: str) -> str:
     """Write the run's counts under the GPU's name; return a line saying what was written."""
     import torch
@@ -35,6 +48,7 @@ def record(root: Path, stats: dict, exit_status: int, command: str) -> str:
         "counts": counts,
         "failures": sorted({r.nodeid for outcome in ("failed", "error") for r in stats.get(outcome, [])
                             if hasattr(r, "nodeid")}),
+        "files": per_file(stats),
         "exit_status": int(exit_status),
     }
     write_atomically(root / PATH, data)
