@@ -1,5 +1,6 @@
 """Every Python fence is run or checked; one the suite would skip silently fails instead."""
 
+import unittest
 from pathlib import Path
 
 import pytest
@@ -41,14 +42,10 @@ def test_other_languages_are_not_collected(tmp_path):
     assert regions(f"{FENCE}bash\nexit 1\n{FENCE}\n", tmp_path) == []
 
 
-def test_a_skip_needs_a_reason(tmp_path):
-    with pytest.raises(FenceCheckError, match="needs a written reason"):
-        evaluate(f"<!-- skip-fence: -->\n{FENCE}python\n1 / 0\n{FENCE}\n", tmp_path)
-
-
 def test_a_skip_with_a_reason_is_reported_as_skipped(tmp_path):
-    with pytest.raises(pytest.skip.Exception, match="needs 80 GB"):
-        evaluate(f"<!-- skip-fence: needs 80 GB of GPU memory -->\n{FENCE}python\n1 / 0\n{FENCE}\n", tmp_path)
+    text = f'<!-- skip: next if(True, reason="needs 80 GB of GPU memory") -->\n\n{FENCE}python\n1 / 0\n{FENCE}\n'
+    with pytest.raises(unittest.SkipTest, match="needs 80 GB"):
+        run_all(text, tmp_path)
 
 
 def test_an_include_of_a_missing_section_fails(tmp_path):
@@ -62,9 +59,60 @@ def test_an_include_of_a_missing_file_fails(tmp_path):
         evaluate(f'{FENCE}python\n--8<-- "snippets/nope.py:fix"\n{FENCE}\n', tmp_path)
 
 
-def test_an_include_line_is_never_executed_as_python(tmp_path):
-    text = f'{FENCE}python\n--8<-- "snippets/garbage_values/masked_load_without_other.py:fix"\n{FENCE}\n'
-    assert evaluate(text, tmp_path) is not None  # checked, not exec'd (it is not valid Python)
+INCLUDE = '--8<-- "snippets/garbage_values/masked_load_without_other.py:{}"'
+
+
+def run_all(text, tmp_path, page="page.md"):
+    """Every example of a page, in order, in its one namespace; the namespace at the end."""
+    path = tmp_path / page
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    document = Document(text, str(path))
+    for region in PageFenceParser(ROOT)(document):
+        document.add(region)
+    for example in document:
+        example.evaluate()
+    return document.namespace
+
+
+def test_an_include_runs_the_section_under_its_own_file_and_lines(tmp_path):
+    import inspect
+
+    text = f"{FENCE}python\n{INCLUDE.format('prelude')}\n\n{INCLUDE.format('launch')}\n{FENCE}\n"
+    namespace = run_all(text, tmp_path)
+    assert namespace["DEVICE"] in ("cpu", "cuda")
+    source = inspect.getsource(namespace["row_max"])
+    assert source.startswith("def row_max(kernel, x):")
+    assert namespace["row_max"].__code__.co_filename.endswith("snippets/garbage_values/masked_load_without_other.py")
+
+
+def test_a_session_is_a_doctest_whose_output_must_match(tmp_path):
+    good = f"{FENCE}python\n>>> 1 + 1\n2\n{FENCE}\n"
+    run_all(good, tmp_path)
+    bad = f"{FENCE}python\n>>> 1 + 1\n3\n{FENCE}\n"
+    with pytest.raises(Exception, match="Expected:\\s+3\\s+Got:\\s+2"):
+        run_all(bad, tmp_path)
+
+
+def test_a_page_starts_with_an_empty_namespace(tmp_path):
+    with pytest.raises(Exception, match="name 'DEVICE' is not defined"):
+        run_all(f"{FENCE}python\n>>> DEVICE\n'cpu'\n{FENCE}\n", tmp_path)
+
+
+def test_the_skip_directive_skips_backend_specific_output(tmp_path):
+    text = (f"{FENCE}python\n{INCLUDE.format('prelude')}\n{FENCE}\n\n"
+            '<!-- skip: next if(DEVICE in ("cpu", "cuda"), reason="for the other backend") -->\n\n'
+            f"{FENCE}python\n>>> 1 + 1\n3\n{FENCE}\n")
+    with pytest.raises(unittest.SkipTest, match="for the other backend"):  # the wrong output is never compared
+        run_all(text, tmp_path)
+
+
+def test_chinese_pages_are_not_run_again(tmp_path):
+    text = f"{FENCE}python\n1 / 0\n{FENCE}\n"
+    path = tmp_path / "docs" / "zh" / "page.md"
+    path.parent.mkdir(parents=True)
+    path.write_text(text)
+    assert list(PageFenceParser(ROOT)(Document(text, str(path)))) == []
 
 
 def test_include_lines_mixed_with_code_fail(tmp_path):

@@ -10,7 +10,6 @@ the ``>>>`` sessions show what it prints. The parser holds every English page to
 * any other ```` ```python ```` fence runs as written;
 * ``<!-- skip: next if(DEVICE == "cuda", reason="...") -->`` (sybil's skip directive) skips the
   next fence when its condition holds in the page's namespace: backend-specific output;
-* ``<!-- skip-fence: <reason> -->`` reports the fence below as skipped with that reason;
 * a Python fence spelt any other way (```` ```py ````, ```` ```pycon ````) fails, because it
   would silently go unrun.
 
@@ -24,7 +23,6 @@ import doctest
 import re
 from pathlib import Path
 
-import pytest
 from sybil import Region
 from sybil.evaluators.doctest import DocTestEvaluator
 from sybil.evaluators.python import PythonEvaluator
@@ -36,7 +34,6 @@ from .pages import INCLUDE, section_exists, section_lines
 
 RUN_INFO = "python"
 PYTHONISH = re.compile(r"^\{?\s*\.?(py|python\d?|pycon|ipython\d?)\b", re.IGNORECASE)
-SKIP = re.compile(r"<!--\s*skip-fence:(?P<reason>.*?)-->\s*$")
 DOCTEST_FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 _lexer = RawFencedCodeBlockLexer(
@@ -59,13 +56,6 @@ def _fail(message: str):
     return evaluate
 
 
-def _skip(reason: str):
-    def evaluate(example):
-        pytest.skip(f"fence skipped on the page: {reason}")
-
-    return evaluate
-
-
 def _run_includes(root: Path, includes: list[tuple[str, str | None]]):
     """Run each included section under its own file name and line numbers."""
 
@@ -80,13 +70,6 @@ def _run_includes(root: Path, includes: list[tuple[str, str | None]]):
             exec(compile("\n" * (first - 1) + code, str(root / path), "exec"), example.namespace)
 
     return evaluate
-
-
-def _skip_reason(text: str, start: int) -> str | None:
-    """The reason of a skip-fence directive on the last non-blank line before ``start``, if any."""
-    before = text[:start].rstrip().rsplit("\n", 1)[-1]
-    match = SKIP.search(before)
-    return None if match is None else match["reason"].strip()
 
 
 def _is_chinese(document) -> bool:
@@ -106,16 +89,11 @@ class PageFenceParser:
         for region in _lexer(document):
             info = region.lexemes["info"].strip()
             source = region.lexemes["source"]
-            reason = _skip_reason(document.text, region.start)
             if info != RUN_INFO:
                 if PYTHONISH.match(info):
                     yield self._region(region, source, _fail(
                         f"fence info '{info}' would not be run; write exactly ```python "
-                        "(and add <!-- skip-fence: reason --> above it if it must not run)"))
-                continue
-            if reason is not None:
-                evaluator = _skip(reason) if reason else _fail("skip-fence needs a written reason")
-                yield self._region(region, source, evaluator)
+                        "(and put <!-- skip: next if(<condition>, reason=\"...\") --> above it if it must not always run)"))
                 continue
             if source.lstrip().startswith(">>>"):
                 for example in _doctests(source, document.path):
