@@ -22,7 +22,7 @@ TEXT = {
         "same": "All {n} of them give the same result on every version.",
         "all": "Every claim, one test each",
         "claim": "Claim (test)", "result": "Result",
-        "import": "On {versions} the snippet does not import: `{error}`",
+        "import": "On {versions} the entry's code does not import: `{error}`",
         "missing": "This entry has not been run against other Triton versions yet: run `{command} --only {id}`.",
     },
     "zh": {
@@ -33,7 +33,7 @@ TEXT = {
         "same": "这 {n} 条说法在每个版本上结果都相同。",
         "all": "全部说法（每条一个测试）",
         "claim": "说法（测试）", "result": "结果",
-        "import": "在 {versions} 上 snippet 无法导入：`{error}`",
+        "import": "在 {versions} 上本条目的代码无法导入：`{error}`",
         "missing": "本条目还没有在其他 Triton 版本上跑过：运行 `{command} --only {id}`。",
     },
 }

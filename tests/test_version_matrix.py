@@ -57,7 +57,7 @@ def test_a_failed_run_writes_nothing(tmp_path, monkeypatch, capsys):
     target = tmp_path / matrix.DATA
     target.parent.mkdir(parents=True)
     target.write_text('{"before": true}')
-    for name in ("docs", "snippets"):
+    for name in ("docs", "snippets", "tests"):
         (tmp_path / name).symlink_to(ROOT / name)
 
     def refuse(root, version):
