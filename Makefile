@@ -17,7 +17,7 @@ $(STAMP): requirements.txt pyproject.toml tooling/package-lock.json
 	touch $@
 
 test: setup  ## run every test: snippets, page code fences, parity, strict site build
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n 2 --dist loadfile
 
 serve: setup  ## serve the site at http://127.0.0.1:8000
 	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
