@@ -55,7 +55,8 @@ if not torch.cuda.is_available():
 import triton
 import triton.language as tl
 """
-TEST_CODE = re.compile(r"^\s*(def test_|assert |@pytest)", re.MULTILINE)
+TEST_CODE = re.compile(r"^\s*(def test_|assert |@pytest)", re.MULTILINE)  # in a page's unfolded fences
+TESTS_IN_FILE = re.compile(r"^\s*(def test_|@pytest|import pytest|from pytest)", re.MULTILINE)  # in a reader's file
 
 
 def _lines(path: Path, pattern: re.Pattern) -> list[int]:
@@ -80,10 +81,7 @@ def entry_problems(root: Path) -> list[str]:
         for number in _lines(page_path, TODO):
             problems.append(f"{relative}:{number}: unfinished ({UNFINISHED})")
         if relative.parts[1] == "zh":
-            for preferred, avoided in GLOSSARY.items():
-                for word in avoided:
-                    for number in _lines(page_path, re.compile(re.escape(word))):
-                        problems.append(f"{relative}:{number}: write '{preferred}', not '{word}' (glossary)")
+            problems += glossary_problems(page_path, relative)
         if "id" not in front:
             continue
         problems += shape_problems(page, relative)
@@ -105,6 +103,20 @@ def entry_problems(root: Path) -> list[str]:
         snippet = front.get("snippet")
         if isinstance(snippet, str) and relative.parts[1] == "en":
             problems += snippet_problems(root, relative, snippet)
+    return problems
+
+
+def glossary_problems(path: Path, relative: Path) -> list[str]:
+    """Words the Chinese pages avoid; a quoted source (a '>' line, or text inside “…”) keeps its own."""
+    problems = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if line.lstrip().startswith(">"):
+            continue
+        own = re.sub(r"“[^”]*”", "", line)
+        for preferred, avoided in GLOSSARY.items():
+            for word in avoided:
+                if word in own:
+                    problems.append(f"{relative}:{number}: write '{preferred}', not '{word}' (glossary)")
     return problems
 
 
@@ -167,7 +179,7 @@ def snippet_problems(root: Path, page: Path, snippet: str) -> list[str]:
         problems.append(f"{snippet}:1: the prelude must start as CONTRIBUTING.md shows (it picks CUDA or the interpreter)")
     if not re.search(r"^def main\(", text, re.MULTILINE):
         problems.append(f"{snippet}:1: no main(): it prints the pitfall's result next to the fix's")
-    if TEST_CODE.search(text):
+    if TESTS_IN_FILE.search(text):
         problems.append(f"{snippet}:1: tests belong in {proof_for(snippet)}, not in the reader's file")
     try:
         foreign = download.imports_outside_stdlib(text)
