@@ -4,7 +4,6 @@ Run it: python cpu_tensor_passed_to_kernel.py  (without a GPU, Triton's interpre
 """
 
 # --8<-- [start:prelude]
-import contextlib
 import os
 
 import torch
@@ -49,9 +48,11 @@ def double(x, out=None):
         if t.device.type != DEVICE or not t.is_contiguous():
             raise ValueError(f"double(): {name} must be a contiguous tensor on {DEVICE!r}, "
                              f"got one on {t.device} with strides {t.stride()}")
-    # Triton launches on the *current* GPU: make it the one x lives on
-    with torch.cuda.device(x.device) if x.is_cuda else contextlib.nullcontext():
-        launch(x, out)
+    if x.is_cuda:
+        with torch.cuda.device(x.device):  # Triton launches on the *current* GPU: make it x's
+            launch(x, out)
+    else:
+        launch(x, out)  # the interpreter
     return out
 # --8<-- [end:fix]
 
