@@ -11,16 +11,12 @@ from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 
+from triton_faq import interface
 from triton_faq.entries import proof_for
 from triton_faq.pages import page_language
 from triton_faq.reports import ReportError, report
 
 MARKER = re.compile(r"<!--\s*checked-report:\s*(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*-->")
-CAPTION = {
-    "en": "Printed by `{name}()` in `{snippet}`, run under Triton's interpreter with `triton_faq.checked()` "
-          "when this page was built.",
-    "zh": "以上由 `{snippet}` 中的 `{name}()` 输出：构建本页时在 Triton 解释器中用 `triton_faq.checked()` 运行得到。",
-}
 
 
 def on_page_markdown(markdown, page, config, files):
@@ -40,7 +36,7 @@ def on_page_markdown(markdown, page, config, files):
         except ReportError as error:
             raise PluginError(f"{page.file.src_uri}: {error}") from None
         fence = "````" if "```" in text else "```"
-        caption = CAPTION[language].format(name=name, snippet=proof)
+        caption = interface.text(language, "checked_report.caption", name=name, snippet=proof)
         return f"{fence}text\n{text.rstrip()}\n{fence}\n\n<small>{caption}</small>"
 
     return MARKER.sub(render, markdown)

@@ -9,22 +9,19 @@ from __future__ import annotations
 
 import re
 
+from triton_faq import interface
 from triton_faq.pages import inline_code, page_language
 
 SYMPTOM = re.compile(r"^## .*\{ *#symptom *\}[ \t]*$", re.MULTILINE)
 H2 = re.compile(r"^## ", re.MULTILINE)
-TITLE = {"en": "Error messages this entry answers:", "zh": "本条目解答的报错信息："}
-WHERE = {
-    "en": {"compile": "at compile time", "launch": "at launch", "interpreter": "under the interpreter",
-           "runtime": "from the CUDA runtime"},
-    "zh": {"compile": "编译时", "launch": "启动时", "interpreter": "解释器中", "runtime": "CUDA 运行时"},
-}
 
 
 def render(claimed: list[dict], language: str) -> str:
-    lines = [f"**{TITLE[language]}**", ""]
-    where = "（{}）" if language == "zh" else " ({})"
-    lines += [f"- {inline_code(item['message'])}{where.format(WHERE[language][item['where']])}" for item in claimed]
+    lines = [f"**{interface.text(language, 'claimed_errors.title')}**", ""]
+    for item in claimed:
+        where = interface.text(language, "claimed_errors.in_parentheses",
+                               where=interface.text(language, f"claimed_errors.where.{item['where']}"))
+        lines.append(f"- {inline_code(item['message'])}{where}")
     return "\n".join(lines) + "\n"
 
 

@@ -28,36 +28,11 @@ from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.utils import get_relative_url
 
-from triton_faq import download
+from triton_faq import download, interface
 from triton_faq.entries import load
 from triton_faq.pages import RUN_IT, parse
 
 LANGUAGES = ("en", "zh")
-TEXT = {
-    "en": {
-        "script": "Download {name}",
-        "notebook": "Open it as a notebook",
-        "needs": "Both run on their own with torch and triton installed; without a GPU, on "
-                 "Triton's interpreter. The notebook shows the output of a run on the interpreter.",
-        "entry": "Entry",
-        "intro": "Run the cells in order; needs torch and triton. Without an NVIDIA GPU the first cell "
-                 "switches to Triton's CPU interpreter. The outputs shown come from a run on the interpreter.",
-        "download_notebook": "Download {name}",
-        "back": "Back to the entry",
-    },
-    "zh": {
-        "script": "下载 {name}",
-        "notebook": "以 notebook 打开",
-        "needs": "两者都可以脱离本仓库单独运行，只需安装 torch 和 triton；没有 GPU 时走 Triton 解释器。"
-                 "notebook 里显示的是在解释器上实际运行的输出。",
-        "entry": "条目",
-        "intro": "按顺序运行各个单元格，需要 torch 和 triton。没有 NVIDIA GPU 时，第一个单元格会切换到 Triton 的 "
-                 "CPU 解释器。显示的输出来自在解释器上的一次实际运行。",
-        "download_notebook": "下载 {name}",
-        "back": "返回条目页面",
-    },
-}
-
 _folder = tempfile.TemporaryDirectory(prefix="triton-faq-notebooks-")
 CACHE = Path(tempfile.gettempdir(), "triton-faq-notebook-cache")  # outside the repository; keyed by content
 logging.getLogger("mkdocs.mkdocs-jupyter").setLevel(logging.WARNING)  # a line per notebook otherwise
@@ -76,8 +51,9 @@ def page_url(config, language: str, entry) -> str:
 def heading(entry, titles: dict[str, str], urls: dict[str, str]) -> str:
     """The notebook's first cell, in both languages."""
     lines = [f"# {entry.id} · {titles['en']}", "", f"**{titles['zh']}**", ""]
-    lines += [" · ".join(f"{TEXT[language]['entry']}: <{urls[language]}>" for language in LANGUAGES), ""]
-    lines += [TEXT[language]["intro"] + "\n" for language in LANGUAGES]
+    lines += [" · ".join(f"{interface.text(language, 'downloads.entry')}: <{urls[language]}>"
+                         for language in LANGUAGES), ""]
+    lines += [interface.text(language, "downloads.intro") + "\n" for language in LANGUAGES]
     return "\n".join(lines)
 
 
@@ -85,11 +61,11 @@ def buttons(language: str, page_src_uri: str, script: File, notebook: File) -> s
     """The Markdown put under the "Run it yourself" heading."""
     here = posixpath.dirname(page_src_uri)
     name = posixpath.basename(script.src_uri)
-    text = TEXT[language]
-    return (f"[{text['script'].format(name=name)}]({posixpath.relpath(script.src_uri, here)})"
+    return (f"[{interface.text(language, 'downloads.script', name=name)}]({posixpath.relpath(script.src_uri, here)})"
             f'{{ .md-button download="{name}" }}\n'
-            f"[{text['notebook']}]({posixpath.relpath(notebook.src_uri, here)}){{ .md-button }}\n\n"
-            f"{text['needs']}\n")
+            f"[{interface.text(language, 'downloads.notebook')}]({posixpath.relpath(notebook.src_uri, here)})"
+            f"{{ .md-button }}\n\n"
+            f"{interface.text(language, 'downloads.needs')}\n")
 
 
 def insert(markdown: str, addition: str, where: str) -> str:
@@ -157,10 +133,10 @@ def on_page_content(html, page, config, files):
         return html
     entry, language = _notebooks[page.file.src_uri]
     name = posixpath.basename(page.file.src_uri)
-    text = TEXT[language]
     return (f'<p><a class="md-button" href="{name}" download="{name}">'
-            f'{text["download_notebook"].format(name=name)}</a> '
-            f'<a class="md-button" href="{get_relative_url(entry.url, page.file.url)}">{text["back"]}</a></p>\n'
+            f'{interface.text(language, "downloads.download_notebook", name=name)}</a> '
+            f'<a class="md-button" href="{get_relative_url(entry.url, page.file.url)}">'
+            f'{interface.text(language, "downloads.back")}</a></p>\n'
             + html)
 
 

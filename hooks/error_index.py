@@ -10,18 +10,10 @@ from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 
-from triton_faq import errors
+from triton_faq import errors, interface
 from triton_faq.pages import PageError, inline_code, page_language, parse
 
 MARKER = "<!-- error-index -->"
-
-GROUPS = {
-    "en": {"compile": "At compile time", "launch": "At launch", "interpreter": "In the interpreter",
-           "runtime": "From the CUDA runtime"},
-    "zh": {"compile": "编译时", "launch": "启动（launch）时", "interpreter": "解释器里", "runtime": "CUDA 运行时"},
-}
-HEADER = {"en": "| Message | Entry |\n| --- | --- |", "zh": "| 报错信息 | 条目 |\n| --- | --- |"}
-ALSO = {"en": "also shown in", "zh": "另见"}
 
 
 def _link(root: Path, language: str, entry, title: bool) -> str:
@@ -35,11 +27,12 @@ def render(root: Path, language: str) -> str:
     if problems:
         raise ValueError("; ".join(problems))
     blocks = []
-    for where, heading in GROUPS[language].items():
+    for where in errors.WHERE:
+        heading = interface.text(language, f"error_index.group.{where}")
         rows = [error for error in claimed if error.where == where]
         if not rows:
             continue
-        lines = [f"## {heading} {{ #{where} }}", "", HEADER[language]]
+        lines = [f"## {heading} {{ #{where} }}", "", interface.text(language, "error_index.header")]
         by_message: dict[str, list] = {}
         for error in sorted(rows, key=lambda e: (e.entry.id, e.message)):
             by_message.setdefault(error.message, []).append(error.entry)
@@ -47,7 +40,8 @@ def render(root: Path, language: str) -> str:
             first, *others = list(dict.fromkeys(owners))
             cell = _link(root, language, first, title=True)
             if others:
-                cell += f"; {ALSO[language]} " + ", ".join(_link(root, language, e, title=False) for e in others)
+                cell += (f"; {interface.text(language, 'error_index.also')} "
+                         + ", ".join(_link(root, language, e, title=False) for e in others))
             lines.append(f"| {inline_code(message.replace('|', chr(92) + '|'))} | {cell} |")
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks) + "\n"

@@ -11,32 +11,16 @@ import json
 import re
 from pathlib import Path
 
+from triton_faq import interface
 from triton_faq.entries import data_for
 from triton_faq.pages import page_language
 
 MARKER = re.compile(r"<!--\s*gpu-data:\s*(?P<name>[A-Za-z0-9_-]+)\s*-->")
 
-TEXT = {
-    "en": {
-        "caption": "Measured on {gpu} (driver {driver}, CUDA {cuda}, torch {torch}, Triton {triton}) on {day} by `{command}`.",
-        "missing_title": "Not yet measured",
-        "missing": "No GPU data for `{name}` yet. On a machine with an NVIDIA GPU, run `make bench ONLY={id}` to generate it.",
-        True: "yes",
-        False: "no",
-    },
-    "zh": {
-        "caption": "测量于 {gpu}（驱动 {driver}，CUDA {cuda}，torch {torch}，Triton {triton}），{day}，命令 `{command}`。",
-        "missing_title": "尚未测量",
-        "missing": "`{name}` 还没有 GPU 数据。在有 NVIDIA GPU 的机器上运行 `make bench ONLY={id}` 即可生成。",
-        True: "是",
-        False: "否",
-    },
-}
-
 
 def cell(value, language: str) -> str:
     if isinstance(value, bool):
-        return TEXT[language][value]
+        return interface.text(language, "gpu_data.yes" if value else "gpu_data.no")
     if isinstance(value, float):
         return f"{value:.4g}"
     if isinstance(value, list):
@@ -100,15 +84,14 @@ def render_chart(evidence: dict, language: str, width: int = 640, height: int = 
 
 def render(name: str, data: dict | None, language: str, entry_id: str) -> str:
     """The Markdown that replaces one marker: a captioned table per GPU, or a visible note."""
-    text = TEXT[language]
     measured = [(gpu, r) for gpu, r in sorted((data or {}).get("results", {}).items()) if name in r["evidence"]]
     if not measured:
-        body = text["missing"].format(name=name, id=entry_id)
-        return f'!!! warning "{text["missing_title"]}"\n    {body}\n'
+        body = interface.text(language, "gpu_data.missing", name=name, id=entry_id)
+        return f'!!! warning "{interface.text(language, "gpu_data.missing_title")}"\n    {body}\n'
     blocks = []
     for _, result in measured:
         p = result["provenance"]
-        caption = text["caption"].format(day=p["date"][:10], **p)
+        caption = interface.text(language, "gpu_data.caption", day=p["date"][:10], **p)
         evidence = result["evidence"][name]
         chart = f"\n{render_chart(evidence, language)}\n" if "chart" in evidence else ""
         blocks.append(f"{render_table(evidence, language)}\n{chart}\n*{caption}*\n")

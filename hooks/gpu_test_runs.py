@@ -12,28 +12,21 @@ import json
 import re
 from pathlib import Path
 
+from triton_faq import interface
 from triton_faq.entries import proof_for
 from triton_faq.pages import page_language
 from triton_faq.test_runs import PATH
 
 MARKER = "<!-- gpu-test-runs -->"
-
-HEADER = {
-    "en": ["GPU", "date", "torch", "Triton", "passed", "failed", "skipped"],
-    "zh": ["GPU", "日期", "torch", "Triton", "通过", "失败", "跳过"],
-}
-FAILED = {"en": "Failed in that run:", "zh": "那次运行中失败的测试："}
-NONE = {
-    "en": '!!! warning "Not yet verified on a GPU"\n    Run `pytest --record-gpu-run` on a machine with an NVIDIA GPU.\n',
-    "zh": '!!! warning "尚未在 GPU 上验证"\n    在有 NVIDIA GPU 的机器上运行 `pytest --record-gpu-run`。\n',
-}
+COLUMNS = ("gpu", "date", "torch", "triton", "passed", "failed", "skipped")
 
 
 def render(data: dict | None, language: str) -> str:
     results = sorted((data or {}).get("results", {}).items())
     if not results:
-        return NONE[language]
-    lines = ["| " + " | ".join(HEADER[language]) + " |", "|" + " --- |" * len(HEADER[language])]
+        return interface.text(language, "gpu_test_runs.none")
+    header = [interface.text(language, f"gpu_test_runs.column.{column}") for column in COLUMNS]
+    lines = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
     failures = []
     for gpu, run in results:
         p, c = run["provenance"], run["counts"]
@@ -41,27 +34,16 @@ def render(data: dict | None, language: str) -> str:
         lines.append("| " + " | ".join(str(x) for x in cells) + " |")
         failures += [f"- {gpu}: `{nodeid}`" for nodeid in run.get("failures", [])]
     if failures:
-        lines += ["", FAILED[language], "", *failures]
+        lines += ["", interface.text(language, "gpu_test_runs.failed"), "", *failures]
     return "\n".join(lines) + "\n"
 
 
-CHECKED = {
-    "en": {"ci": "Checked on Triton's interpreter (CPU) in every CI run.",
-           "gpu": " On {gpu} (CUDA {cuda}, torch {torch}, Triton {triton}), {day}: {passed} of this entry's tests "
-                  "passed, {failed} failed, {skipped} skipped (interpreter-only).",
-           "none": " Not yet run on a GPU."},
-    "zh": {"ci": "每次 CI 都在 Triton 解释器（CPU）上运行。",
-           "gpu": "{day} 在 {gpu}（CUDA {cuda}，torch {torch}，Triton {triton}）上：本条目的测试通过 {passed} 个，"
-                  "失败 {failed} 个，跳过 {skipped} 个（仅限解释器的测试）。",
-           "none": "尚未在 GPU 上运行。"},
-}
 HOW_WE_KNOW = re.compile(r"^## .*\{ *#how-we-know *\}[ \t]*$", re.MULTILINE)
 
 
 def checked_line(data: dict | None, language: str, files: tuple[str, ...]) -> str:
     """Where an entry's tests ran, from the record; ``files`` are its proof and its English page."""
-    text = CHECKED[language]
-    line = text["ci"]
+    line = interface.text(language, "gpu_test_runs.checked.ci")
     runs = sorted((data or {}).get("results", {}).items())
     counted = False
     for gpu, run in runs:
@@ -71,9 +53,9 @@ def checked_line(data: dict | None, language: str, files: tuple[str, ...]) -> st
             continue
         counted = True
         p = run["provenance"]
-        line += text["gpu"].format(gpu=gpu, cuda=p["cuda"], torch=p["torch"], triton=p["triton"],
-                                   day=p["date"][:10], **counts)
-    return line + ("" if counted else text["none"])
+        line += interface.text(language, "gpu_test_runs.checked.gpu", gpu=gpu, cuda=p["cuda"], torch=p["torch"],
+                               triton=p["triton"], day=p["date"][:10], **counts)
+    return line + ("" if counted else interface.text(language, "gpu_test_runs.checked.none"))
 
 
 def on_page_markdown(markdown, page, config, files):

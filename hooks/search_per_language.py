@@ -18,12 +18,8 @@ from pathlib import Path
 
 from mkdocs.plugins import event_priority
 
-from triton_faq import errors
+from triton_faq import errors, interface
 
-SEPARATOR = {
-    "en": r"[\s\-_,:;!=\[\]()\"'`/|<>{}]+|\.(?!\d)",
-    "zh": r"[\s\u200b\-_,:;!=\[\]()\"'`/|<>{}，。：；！？、（）《》“”‘’]+|\.(?!\d)",
-}
 BASE = re.compile(r'("base": ")([^"]*)(")')
 MESSAGE_WEIGHT = 300.0  # between text (1) and title (1000): a claimed message weighs more than body text
 
@@ -53,9 +49,10 @@ def split(index: dict, other: str = "zh") -> dict[str, dict]:
     translated = [dict(doc, location=doc["location"][len(prefix):]) for doc in index["docs"]
                   if doc["location"].startswith(prefix)]
     config = {key: value for key, value in index["config"].items() if key not in ("lang", "separator")}
+    separator = {language: interface.text(language, "search_per_language.separator") for language in ("en", other)}
     return {
-        "en": {"config": {**config, "lang": ["en"], "separator": SEPARATOR["en"]}, "docs": default},
-        other: {"config": {**config, "lang": [other], "separator": SEPARATOR[other]}, "docs": translated},
+        "en": {"config": {**config, "lang": ["en"], "separator": separator["en"]}, "docs": default},
+        other: {"config": {**config, "lang": [other], "separator": separator[other]}, "docs": translated},
     }
 
 

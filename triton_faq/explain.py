@@ -15,6 +15,7 @@ from pathlib import Path
 
 from . import entries as entries_module
 from . import errors as errors_module
+from . import interface
 from .pages import parse, snippet_section
 
 MAX_BYTES = 1 << 20
@@ -23,15 +24,6 @@ ERROR_LINE = re.compile(r"error|exception|warning|failed|fault|assert|illegal|in
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_.']*|\d+|[\u4e00-\u9fff]+")
 SECTION = re.compile(r"^## .*\{ #short-answer \}\s*$", re.MULTILINE)
 FUZZY_THRESHOLD = 0.35
-
-LABELS = {
-    "en": {"matched": "matches", "short": "Short answer", "fix": "The fix", "more": "Read more",
-           "unsure": "Not sure; the closest entries:", "several": "Several entries answer this message:", "where": {"compile": "compile time", "launch": "launch",
-           "interpreter": "interpreter", "runtime": "CUDA runtime"}},
-    "zh": {"matched": "匹配", "short": "一句话答案", "fix": "修复方法", "more": "详见",
-           "unsure": "不太确定；最接近的条目：", "several": "有几个条目都解答这条报错：", "where": {"compile": "编译时", "launch": "启动时",
-           "interpreter": "解释器", "runtime": "CUDA 运行时"}},
-}
 
 
 class ExplainError(ValueError):
@@ -126,17 +118,19 @@ def site_path(entry: entries_module.Entry, language: str) -> str:
 
 
 def render(match: Match, root: Path, language: str) -> str:
-    labels = LABELS[language]
+    def labels(key):
+        return interface.text(language, f"explain.{key}")
+
     page = root / "docs" / language / match.entry.page.relative_to("docs/en")
     title = parse(page).front_matter.get("title", match.entry.id)
     lines = [f"{match.entry.id} · {title}"]
     if match.message:
-        lines.append(f"{labels['matched']}: \"{match.message}\" ({labels['where'][match.where]})")
-    lines += ["", f"{labels['short']}:", *("  " + line for line in short_answer(page).splitlines()), ""]
+        lines.append(f"{labels('matched')}: \"{match.message}\" ({labels(f'where.{match.where}')})")
+    lines += ["", f"{labels('short')}:", *("  " + line for line in short_answer(page).splitlines()), ""]
     fix = snippet_section(root / match.entry.snippet, "fix")
     if fix:
-        lines += [f"{labels['fix']} ({match.entry.snippet}:fix):", *("  " + line for line in fix.splitlines()), ""]
-    lines.append(f"{labels['more']}: {page.relative_to(root)}  (site: {site_path(match.entry, language)})")
+        lines += [f"{labels('fix')} ({match.entry.snippet}:fix):", *("  " + line for line in fix.splitlines()), ""]
+    lines.append(f"{labels('more')}: {page.relative_to(root)}  (site: {site_path(match.entry, language)})")
     return "\n".join(lines)
 
 
@@ -155,7 +149,7 @@ def explain(text: str, language: str, root: Path = entries_module.ROOT) -> str:
     confident = matches[0].score >= 100 and (len(matches) == 1 or matches[1].score < matches[0].score)
     if confident:
         return render(matches[0], root, language)
-    parts = [LABELS[language]["several" if matches[0].score >= 100 else "unsure"], ""]
+    parts = [interface.text(language, "explain.several" if matches[0].score >= 100 else "explain.unsure"), ""]
     for match in matches[:3]:
         parts += [render(match, root, language), "", "-" * 60, ""]
     return "\n".join(parts[:-3])

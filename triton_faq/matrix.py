@@ -25,6 +25,7 @@ import urllib.request
 from datetime import datetime, timezone
 from pathlib import Path
 
+from . import interface
 from .bench import write_atomically
 from .entries import ROOT, find, load, proof_hash
 
@@ -252,34 +253,24 @@ def _runs(versions: list[str], held: list[bool]) -> list[tuple[bool, list[str]]]
     return runs
 
 
-VERDICT = {
-    "en": {"all": "holds on {span}", "since": "changed in {first}: holds on {span}",
-           "until": "changed in {next}: holds on {span}, not after",
-           "mixed": "holds on {held}; not on {other}", "none": "does not hold on {span}",
-           "skipped": "not run on the interpreter (GPU only)", "not collected": "absent"},
-    "zh": {"all": "在 {span} 上成立", "since": "{first} 起有变化：在 {span} 上成立",
-           "until": "{next} 起有变化：在 {span} 上成立，之后不再成立",
-           "mixed": "在 {held} 上成立；在 {other} 上不成立", "none": "在 {span} 上都不成立",
-           "skipped": "解释器上不运行（仅 GPU）", "not collected": "不存在"},
-}
-
-
 def verdict(row: dict[str, str], versions: list[str], language: str) -> tuple[str, bool]:
     """(the sentence for one test's row, whether it differs between versions)."""
-    text = VERDICT[language]
+    def text(key, **values):
+        return interface.text(language, f"matrix.verdict.{key}", **values)
+
     ran = [v for v in versions if row.get(v) in ("passed", "failed", "not collected")]
     if not ran:
-        return text["skipped"], False
+        return text("skipped"), False
     held = [row.get(v) == "passed" for v in ran]
     if all(held):
-        return text["all"].format(span=_span(ran)), False
+        return text("all", span=_span(ran)), False
     if not any(held):
-        return text["none"].format(span=_span(ran)), False
+        return text("none", span=_span(ran)), False
     runs = _runs(ran, held)
     if len(runs) == 2 and runs[1][0]:
-        return text["since"].format(first=_span(runs[1][1][:1]), span=_span(runs[1][1])), True
+        return text("since", first=_span(runs[1][1][:1]), span=_span(runs[1][1])), True
     if len(runs) == 2 and runs[0][0]:
-        return text["until"].format(next=_span(runs[1][1][:1]), span=_span(runs[0][1])), True
+        return text("until", next=_span(runs[1][1][:1]), span=_span(runs[0][1])), True
     held_versions = ", ".join(_span(r[1]) for r in runs if r[0])
     other = ", ".join(_span(r[1]) for r in runs if not r[0])
-    return text["mixed"].format(held=held_versions, other=other), True
+    return text("mixed", held=held_versions, other=other), True

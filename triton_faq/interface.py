@@ -1,0 +1,207 @@
+"""Every per-language interface string of the site's hooks and of ``triton-faq explain``, in one place.
+
+``STRINGS[language][key]`` is one string, keyed ``<module>.<name>`` (``gpu_data.caption``,
+``matrix.verdict.all``). Strings go through :meth:`str.format`, always: ``{name}`` is a value the
+caller passes, and a literal brace is written doubled (``{{ #triton-versions }}``). Both languages
+have the same keys and the same placeholders in each string (tests/test_interface.py checks it).
+
+Entry pages are not here: their text lives in docs/<language>/. Only the words the hooks and the
+command line put around them are.
+"""
+
+from __future__ import annotations
+
+STRINGS: dict[str, dict[str, str]] = {
+    "en": {
+        # hooks/checked_report.py
+        "checked_report.caption": "Printed by `{name}()` in `{snippet}`, run under Triton's interpreter with "
+                                  "`triton_faq.checked()` when this page was built.",
+        # hooks/claimed_errors.py
+        "claimed_errors.title": "Error messages this entry answers:",
+        "claimed_errors.in_parentheses": " ({where})",
+        "claimed_errors.where.compile": "at compile time",
+        "claimed_errors.where.launch": "at launch",
+        "claimed_errors.where.interpreter": "under the interpreter",
+        "claimed_errors.where.runtime": "from the CUDA runtime",
+        # hooks/downloads.py
+        "downloads.script": "Download {name}",
+        "downloads.notebook": "Open it as a notebook",
+        "downloads.needs": "Both run on their own with torch and triton installed; without a GPU, on "
+                           "Triton's interpreter. The notebook shows the output of a run on the interpreter.",
+        "downloads.entry": "Entry",
+        "downloads.intro": "Run the cells in order; needs torch and triton. Without an NVIDIA GPU the first cell "
+                           "switches to Triton's CPU interpreter. The outputs shown come from a run on the "
+                           "interpreter.",
+        "downloads.download_notebook": "Download {name}",
+        "downloads.back": "Back to the entry",
+        # hooks/error_index.py
+        "error_index.group.compile": "At compile time",
+        "error_index.group.launch": "At launch",
+        "error_index.group.interpreter": "In the interpreter",
+        "error_index.group.runtime": "From the CUDA runtime",
+        "error_index.header": "| Message | Entry |\n| --- | --- |",
+        "error_index.also": "also shown in",
+        # hooks/gpu_data.py
+        "gpu_data.caption": "Measured on {gpu} (driver {driver}, CUDA {cuda}, torch {torch}, Triton {triton}) "
+                            "on {day} by `{command}`.",
+        "gpu_data.missing_title": "Not yet measured",
+        "gpu_data.missing": "No GPU data for `{name}` yet. On a machine with an NVIDIA GPU, run "
+                            "`make bench ONLY={id}` to generate it.",
+        "gpu_data.yes": "yes",
+        "gpu_data.no": "no",
+        # hooks/gpu_test_runs.py
+        "gpu_test_runs.column.gpu": "GPU",
+        "gpu_test_runs.column.date": "date",
+        "gpu_test_runs.column.torch": "torch",
+        "gpu_test_runs.column.triton": "Triton",
+        "gpu_test_runs.column.passed": "passed",
+        "gpu_test_runs.column.failed": "failed",
+        "gpu_test_runs.column.skipped": "skipped",
+        "gpu_test_runs.failed": "Failed in that run:",
+        "gpu_test_runs.none": '!!! warning "Not yet verified on a GPU"\n'
+                              "    Run `pytest --record-gpu-run` on a machine with an NVIDIA GPU.\n",
+        "gpu_test_runs.checked.ci": "Checked on Triton's interpreter (CPU) in every CI run.",
+        "gpu_test_runs.checked.gpu": " On {gpu} (CUDA {cuda}, torch {torch}, Triton {triton}), {day}: {passed} of "
+                                     "this entry's tests passed, {failed} failed, {skipped} skipped "
+                                     "(interpreter-only).",
+        "gpu_test_runs.checked.none": " Not yet run on a GPU.",
+        # hooks/search_per_language.py: the search index's word separator (a regular expression)
+        "search_per_language.separator": r"[\s\-_,:;!=\[\]()\"'`/|<>{{}}]+|\.(?!\d)",
+        # hooks/version_matrix.py
+        "version_matrix.heading": "On which Triton versions {{ #triton-versions }}",
+        "version_matrix.intro": "Every claim on this page that the interpreter can check was run against each "
+                                "Triton release from {first} to {last} ({versions}) on {day} ({backend}; Python "
+                                "{python}, torch {torch}). `{command}` runs it again.",
+        "version_matrix.changed": "Claims that differ between versions:",
+        "version_matrix.same": "All {n} of them give the same result on every version.",
+        "version_matrix.all": "Every claim, one test each",
+        "version_matrix.claim": "Claim (test)",
+        "version_matrix.result": "Result",
+        "version_matrix.import": "On {versions} the entry's code does not import: `{error}`",
+        "version_matrix.missing": "This entry has not been run against other Triton versions yet: run "
+                                  "`{command} --only {id}`.",
+        # triton_faq/matrix.py: one claim's verdict across the Triton versions
+        "matrix.verdict.all": "holds on {span}",
+        "matrix.verdict.since": "changed in {first}: holds on {span}",
+        "matrix.verdict.until": "changed in {next}: holds on {span}, not after",
+        "matrix.verdict.mixed": "holds on {held}; not on {other}",
+        "matrix.verdict.none": "does not hold on {span}",
+        "matrix.verdict.skipped": "not run on the interpreter (GPU only)",
+        "matrix.verdict.not_collected": "absent",
+        # triton_faq/explain.py
+        "explain.matched": "matches",
+        "explain.short": "Short answer",
+        "explain.fix": "The fix",
+        "explain.more": "Read more",
+        "explain.unsure": "Not sure; the closest entries:",
+        "explain.several": "Several entries answer this message:",
+        "explain.where.compile": "compile time",
+        "explain.where.launch": "launch",
+        "explain.where.interpreter": "interpreter",
+        "explain.where.runtime": "CUDA runtime",
+    },
+    "zh": {
+        # hooks/checked_report.py
+        "checked_report.caption": "以上由 `{snippet}` 中的 `{name}()` 输出：构建本页时在 Triton 解释器中用 "
+                                  "`triton_faq.checked()` 运行得到。",
+        # hooks/claimed_errors.py
+        "claimed_errors.title": "本条目解答的报错信息：",
+        "claimed_errors.in_parentheses": "（{where}）",
+        "claimed_errors.where.compile": "编译时",
+        "claimed_errors.where.launch": "启动时",
+        "claimed_errors.where.interpreter": "解释器中",
+        "claimed_errors.where.runtime": "CUDA 运行时",
+        # hooks/downloads.py
+        "downloads.script": "下载 {name}",
+        "downloads.notebook": "以 notebook 打开",
+        "downloads.needs": "两者都可以脱离本仓库单独运行，只需安装 torch 和 triton；没有 GPU 时走 Triton 解释器。"
+                           "notebook 里显示的是在解释器上实际运行的输出。",
+        "downloads.entry": "条目",
+        "downloads.intro": "按顺序运行各个单元格，需要 torch 和 triton。没有 NVIDIA GPU 时，第一个单元格会切换到 "
+                           "Triton 的 CPU 解释器。显示的输出来自在解释器上的一次实际运行。",
+        "downloads.download_notebook": "下载 {name}",
+        "downloads.back": "返回条目页面",
+        # hooks/error_index.py
+        "error_index.group.compile": "编译时",
+        "error_index.group.launch": "启动（launch）时",
+        "error_index.group.interpreter": "解释器里",
+        "error_index.group.runtime": "CUDA 运行时",
+        "error_index.header": "| 报错信息 | 条目 |\n| --- | --- |",
+        "error_index.also": "另见",
+        # hooks/gpu_data.py
+        "gpu_data.caption": "测量于 {gpu}（驱动 {driver}，CUDA {cuda}，torch {torch}，Triton {triton}），{day}，"
+                            "命令 `{command}`。",
+        "gpu_data.missing_title": "尚未测量",
+        "gpu_data.missing": "`{name}` 还没有 GPU 数据。在有 NVIDIA GPU 的机器上运行 `make bench ONLY={id}` 即可生成。",
+        "gpu_data.yes": "是",
+        "gpu_data.no": "否",
+        # hooks/gpu_test_runs.py
+        "gpu_test_runs.column.gpu": "GPU",
+        "gpu_test_runs.column.date": "日期",
+        "gpu_test_runs.column.torch": "torch",
+        "gpu_test_runs.column.triton": "Triton",
+        "gpu_test_runs.column.passed": "通过",
+        "gpu_test_runs.column.failed": "失败",
+        "gpu_test_runs.column.skipped": "跳过",
+        "gpu_test_runs.failed": "那次运行中失败的测试：",
+        "gpu_test_runs.none": '!!! warning "尚未在 GPU 上验证"\n'
+                              "    在有 NVIDIA GPU 的机器上运行 `pytest --record-gpu-run`。\n",
+        "gpu_test_runs.checked.ci": "每次 CI 都在 Triton 解释器（CPU）上运行。",
+        "gpu_test_runs.checked.gpu": "{day} 在 {gpu}（CUDA {cuda}，torch {torch}，Triton {triton}）上：本条目的测试"
+                                     "通过 {passed} 个，失败 {failed} 个，跳过 {skipped} 个（仅限解释器的测试）。",
+        "gpu_test_runs.checked.none": "尚未在 GPU 上运行。",
+        # hooks/search_per_language.py: the search index's word separator (a regular expression)
+        "search_per_language.separator": r"[\s\u200b\-_,:;!=\[\]()\"'`/|<>{{}}，。：；！？、（）《》“”‘’]+|\.(?!\d)",
+        # hooks/version_matrix.py
+        "version_matrix.heading": "在哪些 Triton 版本上成立 {{ #triton-versions }}",
+        "version_matrix.intro": "本页中解释器能检查的每条说法，都在 Triton {first} 到 {last} 的每个版本（{versions}）上"
+                                "跑过，日期 {day}（{backend}；Python {python}，torch {torch}）。重新运行：`{command}`。",
+        "version_matrix.changed": "在不同版本上结果不同的说法：",
+        "version_matrix.same": "这 {n} 条说法在每个版本上结果都相同。",
+        "version_matrix.all": "全部说法（每条一个测试）",
+        "version_matrix.claim": "说法（测试）",
+        "version_matrix.result": "结果",
+        "version_matrix.import": "在 {versions} 上本条目的代码无法导入：`{error}`",
+        "version_matrix.missing": "本条目还没有在其他 Triton 版本上跑过：运行 `{command} --only {id}`。",
+        # triton_faq/matrix.py: one claim's verdict across the Triton versions
+        "matrix.verdict.all": "在 {span} 上成立",
+        "matrix.verdict.since": "{first} 起有变化：在 {span} 上成立",
+        "matrix.verdict.until": "{next} 起有变化：在 {span} 上成立，之后不再成立",
+        "matrix.verdict.mixed": "在 {held} 上成立；在 {other} 上不成立",
+        "matrix.verdict.none": "在 {span} 上都不成立",
+        "matrix.verdict.skipped": "解释器上不运行（仅 GPU）",
+        "matrix.verdict.not_collected": "不存在",
+        # triton_faq/explain.py
+        "explain.matched": "匹配",
+        "explain.short": "一句话答案",
+        "explain.fix": "修复方法",
+        "explain.more": "详见",
+        "explain.unsure": "不太确定；最接近的条目：",
+        "explain.several": "有几个条目都解答这条报错：",
+        "explain.where.compile": "编译时",
+        "explain.where.launch": "启动时",
+        "explain.where.interpreter": "解释器",
+        "explain.where.runtime": "CUDA 运行时",
+    },
+}
+LANGUAGES = tuple(STRINGS)
+
+
+def text(language: str, key: str, /, **values) -> str:
+    """The string ``key`` in ``language``, formatted with ``values``.
+
+    Raises KeyError naming the key and the language when either is unknown, or when the string
+    needs a value that was not passed.
+    """
+    strings = STRINGS.get(language)
+    if strings is None:
+        raise KeyError(f"no interface language {language!r} (there are {', '.join(LANGUAGES)}) "
+                       f"for the string {key!r}")
+    if key not in strings:
+        raise KeyError(f"no interface string {key!r} in language {language!r} (triton_faq/interface.py)")
+    try:
+        return strings[key].format(**values)
+    except (KeyError, IndexError) as error:
+        missing = error.args[0] if error.args else "?"
+        raise KeyError(f"the interface string {key!r} in language {language!r} needs a value for "
+                       f"{{{missing}}}") from None
