@@ -3,10 +3,11 @@
 * The download is the reader's file (``snippets/<topic>/<question>.py``), byte for byte.
 * The notebook is that file split at its ``# --8<-- [start:name]`` sections, with ``main()`` as the
   last cell, and the outputs of a real run of those cells.
-* :func:`run_alone` runs reader's files the way a reader does: from a folder outside the
-  repository, with ``triton_faq`` unimportable, each cell in order in a fresh namespace. One
-  Python process runs a batch of files (torch and triton load once); results are cached under
-  ``.cache/reader-runs`` by the file's bytes, the backend and the torch and Triton versions.
+* :func:`run_alone` runs reader's files the way a reader does: each in a Python process of its own,
+  from a folder outside the repository, with ``triton_faq`` unimportable, its cells in order.
+  (Not several files in one process: the interpreter patches ``triton.language`` in place, which
+  breaks the compiler for a later file.) Results are cached under ``.cache/reader-runs`` by the
+  file's bytes, the backend and the torch and Triton versions.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import re
 import subprocess
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 SECTION = re.compile(r"^[ \t]*# --8<-- \[(?P<kind>start|end):(?P<name>[A-Za-z0-9_-]+)\][ \t]*$")
@@ -109,29 +111,32 @@ def run_alone(root: Path, snippets: list[Path], backend: str, workers: int = 2) 
     with FileLock(str(cache / ".lock")):
         missing = [name for name, source in sources.items() if not (cache / f"{_key(source, backend)}.json").is_file()]
         if missing:
-            batches = [missing[i::workers] for i in range(workers) if missing[i::workers]]
             env = {k: v for k, v in os.environ.items() if not k.startswith(("TRITON_FAQ", "PYTEST", "PYTHONPATH"))}
             if backend == "interpreter":
                 env["TRITON_INTERPRET"] = "1"
             else:
                 env.pop("TRITON_INTERPRET", None)
             with tempfile.TemporaryDirectory(prefix="triton-faq-reader-") as outside:
-                running = []
-                for number, batch in enumerate(batches):
-                    job = Path(outside, f"batch-{number}.json")
-                    job.write_text(json.dumps([[name, cells(sources[name])] for name in batch]), encoding="utf-8")
-                    running.append(subprocess.Popen(
-                        [sys.executable, "-c", _RUNNER, str(job), str(root)], cwd=outside, env=env,
-                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
-                for process in running:
-                    out, err = process.communicate(timeout=900)
-                    if process.returncode != 0:
-                        raise RuntimeError(f"the reader's files could not be run on their own:\n{err[-3000:]}")
-                    for name, outputs in json.loads(out.strip().splitlines()[-1]).items():
-                        target = cache / f"{_key(sources[name], backend)}.json"
-                        temporary = target.with_suffix(".tmp")
-                        temporary.write_text(json.dumps(outputs), encoding="utf-8")
-                        temporary.replace(target)
+
+                def run_one(number_and_name):
+                    number, name = number_and_name
+                    folder = Path(outside, str(number))
+                    folder.mkdir()
+                    job = folder / "cells.json"
+                    job.write_text(json.dumps([[name, cells(sources[name])]]), encoding="utf-8")
+                    done = subprocess.run([sys.executable, "-c", _RUNNER, str(job), str(root)], cwd=folder, env=env,
+                                          capture_output=True, text=True, timeout=900)
+                    if done.returncode != 0:
+                        raise RuntimeError(f"{name} could not be run on its own:\n{done.stderr[-3000:]}")
+                    return json.loads(done.stdout.strip().splitlines()[-1])
+
+                with ThreadPoolExecutor(max_workers=workers) as pool:
+                    for result in pool.map(run_one, enumerate(missing)):
+                        for name, outputs in result.items():
+                            target = cache / f"{_key(sources[name], backend)}.json"
+                            temporary = target.with_suffix(".tmp")
+                            temporary.write_text(json.dumps(outputs), encoding="utf-8")
+                            temporary.replace(target)
         return {name: json.loads((cache / f"{_key(source, backend)}.json").read_text(encoding="utf-8"))
                 for name, source in sources.items()}
 
