@@ -4,6 +4,8 @@ TRITON_DEBUG=1 runs happen in a child process (`entry.run_child`): a failed devi
 leaves the CUDA context unusable. This file also holds the `reproduce:` function of the page.
 """
 
+from triton_faq.backend import DEVICE  # picks the backend before Triton loads
+
 import functools
 import re
 import warnings
@@ -13,7 +15,6 @@ import pytest
 import torch
 import triton
 
-from triton_faq.backend import DEVICE  # picks the backend before the reader's file loads Triton
 from snippets.out_of_bounds import int32_offset_overflow as entry
 from triton_faq.testing import assert_matches_float64, fresh_randn, poisoned
 
