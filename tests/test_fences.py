@@ -119,3 +119,29 @@ def test_include_lines_mixed_with_code_fail(tmp_path):
     text = f'{FENCE}python\n--8<-- "snippets/garbage_values/masked_load_without_other.py:fix"\nx = 1\n{FENCE}\n'
     with pytest.raises(FenceCheckError, match="mixes"):
         evaluate(text, tmp_path)
+
+
+def test_the_skip_directive_skips_a_whole_session(tmp_path):
+    text = (f"{FENCE}python\n{INCLUDE.format('prelude')}\n{FENCE}\n\n"
+            '<!-- skip: next if(True, reason="for the other backend") -->\n\n'
+            f"{FENCE}python\n>>> 1 + 1\n3\n>>> 2 + 2\n5\n{FENCE}\n\n"
+            f"{FENCE}python\n>>> 3 + 3\n6\n{FENCE}\n")
+    path = tmp_path / "page.md"
+    path.write_text(text)
+    document = Document(text, str(path))
+    for region in PageFenceParser(ROOT)(document):
+        document.add(region)
+    outcomes = []
+    for example in document:
+        try:
+            example.evaluate()
+            outcomes.append("ran")
+        except unittest.SkipTest:
+            outcomes.append("skipped")
+    assert outcomes == ["ran", "ran", "skipped", "ran"]  # prelude, skip directive, the whole session, the next
+
+
+def test_what_a_session_defines_stays_for_the_next_fence(tmp_path):
+    namespace = run_all(f"{FENCE}python\n>>> values = [1, 2]\n{FENCE}\n\n{FENCE}python\n>>> len(values)\n2\n{FENCE}\n",
+                        tmp_path)
+    assert namespace["values"] == [1, 2]

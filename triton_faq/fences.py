@@ -5,11 +5,12 @@ the ``>>>`` sessions show what it prints. The parser holds every English page to
 
 * a fence of ``--8<--`` include lines runs the included sections of the reader's file, each
   compiled under the file's own name and line numbers (so Triton can read a kernel's source);
-* a fence that starts with ``>>>`` is a doctest session: every output shown is compared with
-  the run's (``...`` matches anything, whitespace is normalised);
+* a fence that starts with ``>>>`` is a doctest session, run as one example: every output shown
+  is compared with the run's (``...`` matches anything, whitespace is normalised);
 * any other ```` ```python ```` fence runs as written;
 * ``<!-- skip: next if(DEVICE == "cuda", reason="...") -->`` (sybil's skip directive) skips the
-  next fence when its condition holds in the page's namespace: backend-specific output;
+  next fence, a whole session included, when its condition holds in the page's namespace:
+  backend-specific output;
 * a Python fence spelt any other way (```` ```py ````, ```` ```pycon ````) fails, because it
   would silently go unrun.
 
@@ -24,9 +25,7 @@ import re
 from pathlib import Path
 
 from sybil import Region
-from sybil.evaluators.doctest import DocTestEvaluator
 from sybil.evaluators.python import PythonEvaluator
-from sybil.parsers.abstract.doctest import DocTestStringParser
 from sybil.parsers.markdown.lexers import RawFencedCodeBlockLexer
 from sybil.parsers.markdown.skip import SkipParser
 
@@ -41,7 +40,6 @@ _lexer = RawFencedCodeBlockLexer(
     mapping={"info": "info", "source": "source"},
 )
 _run_python = PythonEvaluator()
-_doctests = DocTestStringParser(DocTestEvaluator(DOCTEST_FLAGS))
 _skips = SkipParser()
 
 
@@ -72,6 +70,22 @@ def _run_includes(root: Path, includes: list[tuple[str, str | None]]):
     return evaluate
 
 
+def _session(source: str, path: str, first_line: int):
+    """Run a whole ``>>>`` session as one doctest in the page's namespace; fail with doctest's report."""
+
+    def evaluate(example):
+        test = doctest.DocTestParser().get_doctest(source, example.namespace, name=path, filename=path,
+                                                   lineno=first_line)
+        report: list[str] = []
+        runner = doctest.DocTestRunner(optionflags=DOCTEST_FLAGS)
+        runner.run(test, out=report.append, clear_globs=False)
+        example.namespace.update(test.globs)  # DocTest ran on a copy: what the session defined stays
+        if runner.failures:
+            raise FenceCheckError("".join(report))
+
+    return evaluate
+
+
 def _is_chinese(document) -> bool:
     return Path(document.path).parts.count("zh") > 0 and "docs" in Path(document.path).parts
 
@@ -96,9 +110,8 @@ class PageFenceParser:
                         "(and put <!-- skip: next if(<condition>, reason=\"...\") --> above it if it must not always run)"))
                 continue
             if source.lstrip().startswith(">>>"):
-                for example in _doctests(source, document.path):
-                    example.adjust(region, source)
-                    yield example
+                first_line = document.text.count("\n", 0, region.start) + 1
+                yield self._region(region, source, _session(str(source), document.path, first_line))
                 continue
             lines = [line for line in source.split("\n") if line.strip()]
             includes = [INCLUDE.match(line) for line in lines]
