@@ -8,10 +8,7 @@ assert leaves the CUDA context unusable.
 """
 
 # --8<-- [start:prelude]
-import inspect
 import os
-import subprocess
-import sys
 
 import torch
 
@@ -20,6 +17,10 @@ if not torch.cuda.is_available():
 
 import triton
 import triton.language as tl
+
+import inspect
+import subprocess
+import sys
 
 DEVICE = "cpu" if os.environ.get("TRITON_INTERPRET") == "1" else "cuda"
 # --8<-- [end:prelude]

@@ -8,11 +8,7 @@ interpreter's process or break the CUDA context.
 """
 
 # --8<-- [start:prelude]
-import inspect
 import os
-import subprocess
-import sys
-import traceback
 
 import torch
 
@@ -22,17 +18,22 @@ if not torch.cuda.is_available():
 import triton
 import triton.language as tl
 
+import inspect
+import subprocess
+import sys
+import traceback
+
 DEVICE = "cpu" if os.environ.get("TRITON_INTERPRET") == "1" else "cuda"
 # --8<-- [end:prelude]
 
 
-# --8<-- [start:kernel]
+# --8<-- [start:pitfall]
 @triton.jit
 def copy_at(x_ptr, out_ptr, offset, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     x = tl.load(x_ptr + offset + offs)  # no mask: reads x[offset : offset + BLOCK]
     tl.store(out_ptr + offs, x)
-# --8<-- [end:kernel]
+# --8<-- [end:pitfall]
 
 
 # --8<-- [start:fix]
