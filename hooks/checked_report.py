@@ -13,7 +13,7 @@ from mkdocs.exceptions import PluginError
 
 from triton_faq import interface
 from triton_faq.entries import proof_for
-from triton_faq.pages import page_language
+from triton_faq.pages import indented_like, page_language
 from triton_faq.reports import ReportError, report
 
 MARKER = re.compile(r"<!--\s*checked-report:\s*(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*-->")
@@ -39,4 +39,4 @@ def on_page_markdown(markdown, page, config, files):
         caption = interface.text(language, "checked_report.caption", name=name, snippet=proof)
         return f"{fence}text\n{text.rstrip()}\n{fence}\n\n<small>{caption}</small>"
 
-    return MARKER.sub(render, markdown)
+    return MARKER.sub(lambda match: indented_like(match, render(match)), markdown)

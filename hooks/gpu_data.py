@@ -13,7 +13,7 @@ from pathlib import Path
 
 from triton_faq import interface
 from triton_faq.entries import data_for
-from triton_faq.pages import page_language
+from triton_faq.pages import indented_like, page_language
 
 MARKER = re.compile(r"<!--\s*gpu-data:\s*(?P<name>[A-Za-z0-9_-]+)\s*-->")
 
@@ -99,7 +99,7 @@ def render(name: str, data: dict | None, language: str, entry_id: str) -> str:
 
 
 def fill(markdown: str, data: dict | None, language: str, entry_id: str) -> str:
-    return MARKER.sub(lambda m: render(m["name"], data, language, entry_id), markdown)
+    return MARKER.sub(lambda m: indented_like(m, render(m["name"], data, language, entry_id)), markdown)
 
 
 data_path = data_for

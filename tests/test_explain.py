@@ -23,13 +23,13 @@ def cli(*args, stdin=b""):
 def test_an_id_prints_the_entry_with_its_short_answer_fix_and_link():
     out = explain("TP001", "en")
     assert out.startswith("TP001 · tl.max returns 0")
-    assert "Short answer:" in out and "def row_stats(" in out
+    assert "Short answer:" in out and "def row_max_fixed(" in out
     assert "docs/en/garbage-values/masked-load-without-other.md" in out
 
 
 def test_chinese_on_request():
     out = explain("tp001", "zh")
-    assert "一句话答案" in out and "docs/zh/garbage-values/masked-load-without-other.md" in out
+    assert "简短回答" in out and "docs/zh/garbage-values/masked-load-without-other.md" in out
 
 
 @pytest.mark.parametrize("error", CLAIMED, ids=lambda e: e.name)

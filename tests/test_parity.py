@@ -20,9 +20,9 @@ def test_a_missing_translation_is_reported(site_copy):
 
 def test_a_changed_anchor_is_reported(site_copy):
     page = site_copy / "docs" / "zh" / PAGE
-    page.write_text(page.read_text().replace("{ #fix }", "{ #xiufu }"))
+    page.write_text(page.read_text().replace("{ #why }", "{ #yuanyin }"))
     [problem] = parity.check(site_copy / "docs")
-    assert "heading anchors" in problem and "xiufu" in problem
+    assert "heading anchors" in problem and "yuanyin" in problem
 
 
 def test_a_heading_without_anchor_is_reported(site_copy):
@@ -41,8 +41,8 @@ def test_includes_in_another_order_are_reported(site_copy):
 
 
 def test_different_code_is_reported(site_copy):
-    page = site_copy / "docs" / "zh" / "conventions.md"
-    page.write_text(page.read_text().replace("torch.arange(10,", "torch.arange(10 ,"))
+    page = site_copy / "docs" / "zh" / PAGE
+    page.write_text(page.read_text().replace("torch.arange(1.0, 401.0,", "torch.arange(1.0, 401.0 ,"))
     [problem] = parity.check(site_copy / "docs")
     assert "code fences differ" in problem
 

@@ -173,7 +173,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "matrix.verdict.not_collected": "不存在",
         # triton_faq/explain.py
         "explain.matched": "匹配",
-        "explain.short": "一句话答案",
+        "explain.short": "简短回答",
         "explain.fix": "修复方法",
         "explain.more": "详见",
         "explain.unsure": "不太确定；最接近的条目：",

@@ -173,6 +173,16 @@ def section_exists(root: Path, path: str, section: str | None) -> str | None:
     return None
 
 
+def indented_like(match: re.Match, text: str) -> str:
+    """``text`` for a marker matched at the start of an indented line (inside a fold): every line
+    after the first gets the marker's indentation, so the rendered block stays inside the fold."""
+    line_start = match.string.rfind("\n", 0, match.start()) + 1
+    indent = match.string[line_start:match.start()]
+    if indent.strip():
+        return text  # the marker sits inside a line of text: leave it
+    return text.rstrip("\n").replace("\n", "\n" + indent) + ("\n" if text.endswith("\n") else "")
+
+
 def inline_code(text: str) -> str:
     """Markdown inline code that survives backticks inside the text."""
     return f"`` {text} ``" if "`" in text else f"`{text}`"
