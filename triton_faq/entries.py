@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import io
+import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -98,14 +100,39 @@ def find(selector: str, root: Path = ROOT) -> Entry | None:
 
 
 def _code_only(source: str) -> str:
-    """The code of a Python file without its comments, docstrings and layout (the AST, dumped)."""
-    tree = ast.parse(source)
-    for node in ast.walk(tree):
+    """The code of a Python file without its comments, docstrings, blank lines and trailing spaces.
+
+    Worked on the source text (not ``ast.dump``, whose output changes between Python versions),
+    so the same file gives the same text on every Python: comments are found by ``tokenize``,
+    docstrings by their positions in the AST.
+    """
+    lines = source.splitlines()
+    cut: dict[int, int] = {}  # 0-based line -> column where a comment starts
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type == tokenize.COMMENT:
+            cut[token.start[0] - 1] = token.start[1]
+    blank: list[tuple[int, int, int, int]] = []
+    for node in ast.walk(ast.parse(source)):
         body = getattr(node, "body", None)
         if isinstance(body, list) and body and isinstance(body[0], ast.Expr) \
                 and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
-            node.body = body[1:] or [ast.Pass()]
-    return ast.dump(tree, include_attributes=False)
+            doc = body[0]
+            blank.append((doc.lineno - 1, doc.col_offset, doc.end_lineno - 1, doc.end_col_offset))
+    for first, start, last, end in blank:
+        if first == last:
+            lines[first] = lines[first][:start] + lines[first][end:]
+        else:
+            lines[first] = lines[first][:start]
+            for number in range(first + 1, last):
+                lines[number] = ""
+            lines[last] = lines[last][end:]
+    kept = []
+    for number, line in enumerate(lines):
+        if number in cut:
+            line = line[:cut[number]]
+        if line.strip():
+            kept.append(line.rstrip())
+    return "\n".join(kept)
 
 
 def code_hash(root: Path, *paths: Path) -> str:
