@@ -110,3 +110,11 @@ def test_the_command_exits_1_with_one_line_on_a_bad_name():
     result = subprocess.run([sys.executable, "-m", "triton_faq", "new", "Bad Name"], capture_output=True, text=True,
                             cwd=ROOT)
     assert result.returncode == 1 and result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+
+
+def test_check_wants_the_english_beside_a_terms_first_use(site_copy):
+    zh = site_copy / PAGE.format("zh")
+    zh.write_text(zh.read_text().replace("掩码（mask）", "掩码", 1))
+    problems = check(site_copy)
+    assert any(p.startswith(PAGE.format("zh")) and "first use of '掩码' gives the English: '掩码（mask）'" in p
+               for p in problems)

@@ -38,6 +38,10 @@ GLOSSARY = {  # preferred term: spellings and calques the Chinese pages avoid
     "相邻元素的值被改写": ("邻居的值变了",),
     "正在执行": ("在路上",),
 }
+FIRST_USE = {  # on a Chinese page, the first use of each term in the prose gives the English in brackets
+    "掩码": "mask", "步长": "stride", "归约": "reduction", "启动": "launch", "共享内存": "shared memory",
+    "寄存器溢出": "register spill", "越界": "out of bounds",
+}
 VERDICTS = {  # a claim block's title starts with one of these; "Depends on" / "取决于" must say on what
     "en": ("Holds", "False", "Depends on ", "Not reproduced"),
     "zh": ("成立", "不成立", "取决于", "未能复现"),
@@ -82,6 +86,7 @@ def entry_problems(root: Path) -> list[str]:
             problems.append(f"{relative}:{number}: unfinished ({UNFINISHED})")
         if relative.parts[1] == "zh":
             problems += glossary_problems(page_path, relative)
+            problems += first_use_problems(page_path, relative)
         if "id" not in front:
             continue
         problems += shape_problems(page, relative)
@@ -117,6 +122,42 @@ def glossary_problems(path: Path, relative: Path) -> list[str]:
             for word in avoided:
                 if word in own:
                     problems.append(f"{relative}:{number}: write '{preferred}', not '{word}' (glossary)")
+    return problems
+
+
+def first_use_problems(path: Path, relative: Path) -> list[str]:
+    """Each glossary term's first use in a Chinese page's prose carries its English: 掩码（mask）.
+
+    Headings, code, quoted sources and link targets are not prose; a term split from its bracket
+    by a line break still counts.
+    """
+    text = path.read_text(encoding="utf-8")
+    body_start = text.find("\n---\n", 4) + 5 if text.startswith("---\n") else 0
+    lines, prose, in_fence = text[body_start:].split("\n"), [], False
+    first_line = text[:body_start].count("\n") + 1
+    for number, line in enumerate(lines, first_line):
+        stripped = line.strip()
+        if stripped.startswith(("```", "~~~")):
+            in_fence = not in_fence
+            continue
+        if in_fence or stripped.startswith(("#", ">", "<!--", "???", "!!!")):
+            continue
+        line = re.sub(r"`[^`]*`|\]\([^)]*\)|“[^”]*”", "", line)
+        prose.append((number, line))
+    joined = "".join(line for _, line in prose)
+    problems = []
+    for term, english in FIRST_USE.items():
+        at = joined.find(term)
+        if at < 0:
+            continue
+        after = joined[at + len(term):at + len(term) + len(english) + 2]
+        if not re.match(r"[（(]\s*" + re.escape(english), after, re.IGNORECASE):
+            consumed, number = 0, prose[0][0]
+            for number, line in prose:
+                consumed += len(line)
+                if consumed > at:
+                    break
+            problems.append(f"{relative}:{number}: first use of '{term}' gives the English: '{term}（{english}）'")
     return problems
 
 
