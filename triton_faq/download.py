@@ -97,7 +97,7 @@ def _key(source: str, backend: str) -> str:
     return hashlib.sha256(f"{source}\0{backend}\0{_versions()}\0{_RUNNER}".encode()).hexdigest()[:32]
 
 
-def run_alone(root: Path, snippets: list[Path], backend: str, workers: int = 2) -> dict[str, list[dict]]:
+def run_alone(root: Path, snippets: list[Path], backend: str, workers: int | None = None) -> dict[str, list[dict]]:
     """Each file's cells run on their own (see the module docstring); ``{path: [cell outputs]}``.
 
     ``backend`` is ``interpreter`` or ``cuda``; the runs are cached, and a lock keeps two test
@@ -130,7 +130,7 @@ def run_alone(root: Path, snippets: list[Path], backend: str, workers: int = 2) 
                         raise RuntimeError(f"{name} could not be run on its own:\n{done.stderr[-3000:]}")
                     return json.loads(done.stdout.strip().splitlines()[-1])
 
-                with ThreadPoolExecutor(max_workers=workers) as pool:
+                with ThreadPoolExecutor(max_workers=workers or min(8, os.cpu_count() or 2)) as pool:
                     for result in pool.map(run_one, enumerate(missing)):
                         for name, outputs in result.items():
                             target = cache / f"{_key(sources[name], backend)}.json"
