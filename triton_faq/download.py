@@ -3,8 +3,9 @@
 * The download is the reader's file (``snippets/<topic>/<question>.py``), byte for byte.
 * The notebook is that file split at its ``# --8<-- [start:name]`` sections, with ``main()`` as the
   last cell, and the outputs of a real run of those cells.
-* :func:`run_alone` runs reader's files the way a reader does: each in a Python process of its own,
-  from a folder outside the repository, with ``triton_faq`` unimportable, its cells in order.
+* :func:`run_alone` runs reader's files the way a reader does: each in a process of its own
+  (forked from a runner that has torch and triton loaded, on the interpreter), in a folder outside
+  the repository, with ``triton_faq`` unimportable, its cells in order.
   (Not several files in one process: the interpreter patches ``triton.language`` in place, which
   breaks the compiler for a later file.) Results are cached under ``.cache/reader-runs`` by the
   file's bytes, the backend and the torch and Triton versions.
@@ -62,14 +63,21 @@ def cells(source: str) -> list[str]:
     return code + ["main()"]
 
 
-# Runs in a fresh Python from a folder outside the repository. argv[1]: a JSON list of
-# [name, [cell, ...]]; prints one JSON line: {name: [{"stdout": ..., "error": ...}, ...]}.
+# Runs in a fresh Python outside the repository. argv[1]: a JSON list of [name, [cell, ...], folder];
+# argv[2]: the repository (taken off sys.path). Each file runs in a child process of its own, forked
+# from this one in its folder; on the interpreter the parent imports torch and triton first, so each
+# child starts with them loaded (a child imports them again as a no-op). On CUDA nothing is loaded
+# before the fork: a forked child cannot use a CUDA context its parent made. Prints one JSON line:
+# {name: [{"stdout": ..., "error": ...}, ...]}.
 _RUNNER = r'''
-import contextlib, io, json, linecache, sys, traceback
+import contextlib, io, json, linecache, os, sys, traceback
 sys.modules["triton_faq"] = None  # a reader does not have the handbook's tooling
 sys.path[:] = [p for p in sys.path if p not in ("", ".", sys.argv[2], sys.argv[2] + "/")]  # not the repository
-results = {}
-for name, cells in json.load(open(sys.argv[1], encoding="utf-8")):
+if os.environ.get("TRITON_INTERPRET") == "1":
+    import torch, triton  # noqa: F401  (loaded once, before the forks)
+
+
+def run(name, cells):
     namespace, outputs = {"__name__": "__main__"}, []
     for number, source in enumerate(cells):
         filename = f"<{name}, cell {number}>"
@@ -82,7 +90,24 @@ for name, cells in json.load(open(sys.argv[1], encoding="utf-8")):
         except BaseException as error:
             outputs.append({"stdout": stream.getvalue(), "error": "".join(traceback.format_exception(error))})
             break
-    results[name] = outputs
+    return outputs
+
+
+results = {}
+for name, cells, folder in json.load(open(sys.argv[1], encoding="utf-8")):
+    result = os.path.join(folder, "result.json")
+    sys.stdout.flush()
+    pid = os.fork()
+    if pid == 0:
+        os.chdir(folder)
+        with open(result, "w", encoding="utf-8") as stream:
+            json.dump(run(name, cells), stream)
+        os._exit(0)
+    _, status = os.waitpid(pid, 0)
+    if os.path.exists(result):
+        results[name] = json.load(open(result, encoding="utf-8"))
+    else:
+        results[name] = [{"stdout": "", "error": f"the process running {name} died (wait status {status})"}]
 print(json.dumps(results))
 '''
 
@@ -117,21 +142,24 @@ def run_alone(root: Path, snippets: list[Path], backend: str, workers: int | Non
             else:
                 env.pop("TRITON_INTERPRET", None)
             with tempfile.TemporaryDirectory(prefix="triton-faq-reader-") as outside:
+                count = max(1, min(workers or min(8, os.cpu_count() or 2), len(missing)))
 
-                def run_one(number_and_name):
-                    number, name = number_and_name
-                    folder = Path(outside, str(number))
-                    folder.mkdir()
-                    job = folder / "cells.json"
-                    job.write_text(json.dumps([[name, cells(sources[name])]]), encoding="utf-8")
-                    done = subprocess.run([sys.executable, "-c", _RUNNER, str(job), str(root)], cwd=folder, env=env,
-                                          capture_output=True, text=True, timeout=900)
+                def run_batch(number):
+                    jobs = []
+                    for index, name in enumerate(missing[number::count]):
+                        folder = Path(outside, f"{number}-{index}")
+                        folder.mkdir()
+                        jobs.append([name, cells(sources[name]), str(folder)])
+                    job = Path(outside, f"batch-{number}.json")
+                    job.write_text(json.dumps(jobs), encoding="utf-8")
+                    done = subprocess.run([sys.executable, "-c", _RUNNER, str(job), str(root)], cwd=outside, env=env,
+                                          capture_output=True, text=True, timeout=1800)
                     if done.returncode != 0:
-                        raise RuntimeError(f"{name} could not be run on its own:\n{done.stderr[-3000:]}")
+                        raise RuntimeError(f"the reader's files could not be run on their own:\n{done.stderr[-3000:]}")
                     return json.loads(done.stdout.strip().splitlines()[-1])
 
-                with ThreadPoolExecutor(max_workers=workers or min(8, os.cpu_count() or 2)) as pool:
-                    for result in pool.map(run_one, enumerate(missing)):
+                with ThreadPoolExecutor(max_workers=count) as pool:
+                    for result in pool.map(run_batch, range(count)):
                         for name, outputs in result.items():
                             target = cache / f"{_key(sources[name], backend)}.json"
                             temporary = target.with_suffix(".tmp")
