@@ -1,6 +1,6 @@
 """Search in a real browser: each language finds its own pages, pasted errors find their entry.
 
-Builds the site, serves it on localhost and drives Debian's chromium with Playwright (no browser
+Serves the site the suite built once (built_site) on localhost and drives Debian's chromium with Playwright (no browser
 is downloaded). `.ci/run` installs chromium; without it the test fails in CI and is skipped, with
 the command to install it, elsewhere.
 """
@@ -54,17 +54,13 @@ QUERIES = [
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
+def site(built_site):
     if not os.path.exists(CHROMIUM):
         message = "Debian's chromium is needed for the browser test: apt-get install chromium"
         if os.environ.get("CI"):
             pytest.fail(message)  # CI installs it (.ci/run); its absence there is a failure
         pytest.skip(message)
-    out = tmp_path_factory.mktemp("site")
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
-    build = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)],
-                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
-    assert build.returncode == 0, build.stdout + build.stderr
+    out = built_site
     with socket.socket() as probe:  # a free port on the loopback interface
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
