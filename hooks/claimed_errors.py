@@ -18,10 +18,10 @@ H2 = re.compile(r"^## ", re.MULTILINE)
 
 def render(claimed: list[dict], language: str) -> str:
     lines = [f"**{interface.text(language, 'claimed_errors.title')}**", ""]
-    for item in claimed:
+    for number, item in enumerate(claimed, 1):  # #error-N: where the search result for the message leads
         where = interface.text(language, "claimed_errors.in_parentheses",
                                where=interface.text(language, f"claimed_errors.where.{item['where']}"))
-        lines.append(f"- {inline_code(item['message'])}{where}")
+        lines.append(f'- <a id="error-{number}"></a>{inline_code(item["message"])}{where}')
     return "\n".join(lines) + "\n"
 
 

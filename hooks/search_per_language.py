@@ -7,7 +7,8 @@ the zero-width spaces it inserts and on Chinese punctuation) and keeps only the 
 the root index; Chinese pages are pointed at their own index through Material's ``base``.
 
 The error messages an entry claims (``errors:`` in its front matter) become the search tags of
-its page, weighed like its title, so a pasted message finds the entry that answers it.
+its page, and each a search result of its own titled by the message (leading to its line in the
+Symptom section, ``#error-N``), so a pasted message finds the entry that answers it.
 """
 
 from __future__ import annotations
@@ -38,6 +39,11 @@ def tag_claimed_messages(index: dict, root: Path) -> dict:
     for doc in index["docs"]:
         if doc["location"] in by_location:
             doc["tags"] = by_location[doc["location"]]
+    # and each message is a search result of its own, titled by the message, that leads to the
+    # Symptom section where the page lists it: found like a heading, without being one on the page
+    for location, messages in by_location.items():
+        index["docs"] += [{"location": f"{location}#error-{number}", "title": message, "text": ""}
+                          for number, message in enumerate(messages, 1)]
     index["config"]["fields"] = {**index["config"].get("fields", {}), "tags": {"boost": MESSAGE_WEIGHT}}
     return index
 

@@ -114,7 +114,7 @@ def test_the_command_exits_1_with_one_line_on_a_bad_name():
 
 def test_check_wants_the_english_beside_a_terms_first_use(site_copy):
     zh = site_copy / PAGE.format("zh")
-    zh.write_text(zh.read_text().replace("掩码（mask）", "掩码", 1))
+    zh.write_text(zh.read_text().replace("给带掩码（mask）的", "给带掩码的", 1))
     problems = check(site_copy)
     assert any(p.startswith(PAGE.format("zh")) and "first use of '掩码' gives the English: '掩码（mask）'" in p
                for p in problems)

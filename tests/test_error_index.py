@@ -69,7 +69,7 @@ claimed_spec.loader.exec_module(claimed_hook)
 def test_an_entry_lists_the_messages_it_answers_in_its_symptom_section():
     page = "---\n---\n# Title\n\nAnswer\n\n## 症状 { #symptom }\n\nWhat you see\n\n## 原因 { #why }\n\nBody\n"
     out = claimed_hook.insert(page, [{"message": "boom: 42", "where": "compile"}], "zh")
-    listed = out.index("- `boom: 42`（编译时）")
+    listed = out.index('- <a id="error-1"></a>`boom: 42`（编译时）')
     assert out.index("Answer") < out.index("What you see") < listed < out.index("## 原因")
     assert "###" not in out  # not headings above the answer
 
