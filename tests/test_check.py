@@ -73,7 +73,7 @@ def test_check_reports_every_problem_with_file_and_line(site_copy):
     problems = check(site_copy)
     assert any(p.startswith(PAGE.format("zh") + ":") and "write '掩码', not '遮罩'" in p for p in problems)
     assert any("id TP002 is already used by" in p for p in problems)
-    assert f"{PAGE.format('en')}:1: unknown front matter key 'severity' (allowed: id, title, description, snippet, errors)" in problems
+    assert f"{PAGE.format('en')}:1: unknown front matter key 'severity' (allowed: id, title, description, snippet, errors, symptoms, keywords)" in problems
 
 
 def test_check_holds_pages_to_the_answer_first_shape(site_copy):

@@ -19,8 +19,9 @@ from . import download, errors, parity
 from .entries import ROOT, proof_for, snippet_for
 from .pages import PageError, parse, section_exists, snippet_section
 
-ENTRY_KEYS = {"id": str, "title": str, "description": str, "snippet": str, "errors": list}
-REQUIRED = ("id", "title", "description", "snippet")
+ENTRY_KEYS = {"id": str, "title": str, "description": str, "snippet": str, "errors": list,
+              "symptoms": list, "keywords": list}
+REQUIRED = ("id", "title", "description", "snippet", "symptoms", "keywords")
 ID = re.compile(r"^TP\d{3}$")
 UNFINISHED = "TODO(new entry)"
 TODO = re.compile(re.escape(UNFINISHED))
@@ -93,6 +94,10 @@ def entry_problems(root: Path) -> list[str]:
         for key in REQUIRED:
             if key not in front:
                 problems.append(f"{relative}:1: front matter lacks '{key}'")
+        for key in ("symptoms", "keywords"):
+            value = front.get(key)
+            if isinstance(value, list) and (not value or not all(isinstance(v, str) and v.strip() for v in value)):
+                problems.append(f"{relative}:1: '{key}' is a list of phrases a reader would type, in the page's language")
         for key, value in front.items():
             if key not in ENTRY_KEYS:
                 problems.append(f"{relative}:1: unknown front matter key '{key}' (allowed: {', '.join(ENTRY_KEYS)})")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import yaml
 
-PROSE_KEYS = frozenset({"title", "description"})
+PROSE_KEYS = frozenset({"title", "description", "symptoms", "keywords"})
 """Front matter keys written in each language; all other keys must be equal in en and zh."""
 
 FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^\n`]*)$")

@@ -26,6 +26,9 @@ id: {{id}}
 title: "{{todo}}{title}"
 description: "{{todo}}{description}"
 snippet: {{snippet}}
+symptoms:
+  - "{{todo}}{symptoms}"
+keywords: ["{{todo}}{keywords}"]
 ---
 
 # {{todo}}{h1}
@@ -73,6 +76,8 @@ python {{name}}.py    # {prints}
 TEXT = {
     "en": {
         "title": ": the question, as a reader would ask it", "description": ": the answer in one sentence",
+        "symptoms": ": what the reader sees, as they would type it into a search box",
+        "keywords": ": words and API names a reader would search for",
         "h1": ": the question, or the error message", "answer": ": the answer in a sentence or two; the fix below.",
         "symptom_heading": "Symptom", "symptom": ": what the reader sees.",
         "why_heading": "Why", "why": ": why it happens, briefly.",
@@ -84,6 +89,8 @@ TEXT = {
     },
     "zh": {
         "title": "：读者会怎么问这个问题", "description": "：一句话说清答案",
+        "symptoms": "：读者看到的现象，按他们在搜索框里会输入的说法写",
+        "keywords": "：读者会搜索的词和 API 名称",
         "h1": "：问题，或报错信息", "answer": "：用一两句话给出答案，下面是修复代码。",
         "symptom_heading": "症状", "symptom": "：读者看到了什么。",
         "why_heading": "原因", "why": "：简要说明原因。",
