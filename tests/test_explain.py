@@ -24,12 +24,40 @@ def test_an_id_prints_the_entry_with_its_short_answer_fix_and_link():
     out = explain("TP001", "en")
     assert out.startswith("TP001 · tl.max returns 0")
     assert "Short answer:" in out and "def row_max_fixed(" in out
-    assert "docs/en/garbage-values/masked-load-without-other.md" in out
+    assert "https://triton-faq.github.io/triton-faq/garbage-values/masked-load-without-other/" in out
 
 
 def test_chinese_on_request():
     out = explain("tp001", "zh")
-    assert "简短回答" in out and "docs/zh/garbage-values/masked-load-without-other.md" in out
+    assert "简短回答：" in out and "https://triton-faq.github.io/triton-faq/zh/garbage-values/masked-load-without-other/" in out
+
+
+@pytest.mark.parametrize("language, text, expected", [
+    ("en", "tl.max gives 0 on rows that are all negative", "TP001"),
+    ("en", "my kernel works in the interpreter but crashes with an illegal memory access on the GPU", "TP023"),
+    ("en", "results differ from run to run when several programs add to the same element", "TP005"),
+    ("en", "the kernel recompiles on every call with a new size", "TP029"),
+    ("en", "where did tl.math.tanh go", "TP021"),
+    ("zh", "全是负数的行 tl.max 结果是 0", "TP001"),
+    ("zh", "多个 program 同时写同一个位置，结果每次都不一样", "TP005"),
+    ("zh", "kernel 每次换个尺寸就重新编译", "TP029"),
+    ("zh", "双曲正切 tanh 在哪里", "TP021"),
+    ("zh", "共享内存不够 out of resource", "TP027"),
+])
+def test_a_described_symptom_finds_its_entry_in_the_top_three(language, text, expected):
+    from triton_faq.explain import candidates
+
+    assert expected in [m.entry.id for m in candidates(text, ROOT)][:3]
+
+
+def test_json_gives_each_candidate_with_its_url_and_fix():
+    result = cli("--json", "--lang", "en", "TP001")
+    assert result.returncode == 0, result.stderr
+    import json
+
+    [found] = json.loads(result.stdout)
+    assert found["id"] == "TP001" and found["url"].endswith("/garbage-values/masked-load-without-other/")
+    assert "def row_max_fixed(" in found["fix"] and found["answer"].startswith("Give the masked")
 
 
 @pytest.mark.parametrize("error", CLAIMED, ids=lambda e: e.name)

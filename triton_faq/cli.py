@@ -41,6 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     explain = commands.add_parser("explain", help="find the entry for an error message, a traceback or an ID")
     explain.add_argument("text", nargs="*", help="the message or ID; without it, read standard input")
     explain.add_argument("--lang", choices=("en", "zh"), help="language of the answer (default: from the locale)")
+    explain.add_argument("--json", action="store_true", help="the candidates as JSON, for editors and scripts")
     new = commands.add_parser("new", help="scaffold a new entry: both pages and the snippet")
     new.add_argument("name", help="topic/question in kebab-case")
     commands.add_parser("check", help="validate every entry; print every problem with file and line")
@@ -133,7 +134,9 @@ def run_checked(args) -> int:
 
 
 def run_explain(args) -> int:
-    from .explain import ExplainError, decode, default_language, explain
+    import json
+
+    from .explain import ExplainError, as_data, candidates, decode, default_language, explain
 
     if args.text:
         data = " ".join(args.text).encode("utf-8", "surrogateescape")
@@ -141,16 +144,43 @@ def run_explain(args) -> int:
         data = b""
     else:
         data = sys.stdin.buffer.read(MAX_READ)
+    language = args.lang or default_language()
     try:
-        print(explain(decode(data), args.lang or default_language()))
+        text = decode(data)
+        if args.json:
+            root = _explain_root()
+            print(json.dumps([as_data(m, root, language) for m in candidates(text, root)], ensure_ascii=False, indent=1))
+        else:
+            print(explain(text, language, _explain_root()))
     except ExplainError as error:
         print(f"triton-faq explain: {error}", file=sys.stderr)
         return 1
     return 0
 
 
+def _explain_root() -> Path:
+    """The checkout the command runs in, else the pages installed with the package."""
+    from .entries import ROOT
+
+    try:
+        return find_root()
+    except NotACheckout:
+        return ROOT
+
+
 MAX_READ = (1 << 20) + 1  # one byte past the limit, so a larger input is recognised without reading it all
 
 
+def entry_point() -> int:
+    """The installed command: a reader that stops reading (``| head``) ends it quietly."""
+    try:
+        return main()
+    except BrokenPipeError:
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(entry_point())

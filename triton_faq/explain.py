@@ -1,17 +1,25 @@
-"""``triton-faq explain``: from a pasted error message, a traceback or an ID to the entry, offline.
+"""``triton-faq explain``: from a pasted error message, a traceback, a described symptom or an ID to
+the entry, offline.
 
-Fingerprints of the entries' claimed errors are tried first; failing those, the most error-like
-lines of the input are compared with every entry's messages, title and description, and up to
-three candidates are shown.
+Fingerprints of the entries' claimed errors are tried first. Failing those, the text (the most
+error-like lines of a traceback, or the whole of a short description) is compared with every
+entry's messages, titles, descriptions, symptoms and keywords in both languages: English words
+and Chinese character pairs, each weighed by how few entries use it. Up to three candidates are
+shown, each with the entry's full URL on the site (``site_url`` in mkdocs.yml); ``--json`` gives
+the same as data.
 """
 
 from __future__ import annotations
 
 import difflib
+import functools
+import math
 import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+
+import yaml
 
 from . import entries as entries_module
 from . import errors as errors_module
@@ -22,8 +30,13 @@ MAX_BYTES = 1 << 20
 ID = re.compile(r"^\s*(tp\d{3})\s*$", re.IGNORECASE)
 ERROR_LINE = re.compile(r"error|exception|warning|failed|fault|assert|illegal|invalid|cannot|no attribute", re.I)
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_.']*|\d+|[\u4e00-\u9fff]+")
-SECTION = re.compile(r"^## .*\{ #short-answer \}\s*$", re.MULTILINE)
+H1 = re.compile(r"^# .*$", re.MULTILINE)
 FUZZY_THRESHOLD = 0.35
+HAN = re.compile(r"[\u4e00-\u9fff]+")
+STOP = frozenset("""a an the is are was were be been of to in on at for with by and or not no my our your it its
+this that these those when why how what which does do did can cannot can't i we you he she they me from as
+but if then than so too very just only also get gets got after before out up into over under about""".split())
+HAN_STOP = frozenset("的了吗呢吧啊是在有和就都要会不没也还很把被让给对从到说这那个么为什怎样哪些里")
 
 
 class ExplainError(ValueError):
@@ -65,6 +78,45 @@ def words(text: str) -> set[str]:
     return {w.lower().strip(".'") for w in WORD.findall(text)} - {""}
 
 
+def terms(text: str) -> set[str]:
+    """What a text is matched on: English words (no stop words) and Chinese character pairs."""
+    found = {w for w in words(HAN.sub(" ", text)) if w not in STOP and len(w) > 1}
+    for run in HAN.findall(text):
+        run = "".join(c for c in run if c not in HAN_STOP) if len(run) > 2 else run
+        found |= {run[i:i + 2] for i in range(len(run) - 1)} or ({run} if run else set())
+    return found
+
+
+@functools.lru_cache(maxsize=8)
+def _site_url(root: Path) -> str:
+    config = root / "mkdocs.yml"
+    if not config.is_file():
+        return ""
+    for line in config.read_text(encoding="utf-8").splitlines():
+        if line.startswith("site_url:"):
+            return yaml.safe_load(line.split(":", 1)[1]) or ""
+    return ""
+
+
+def entry_url(entry: entries_module.Entry, language: str, root: Path) -> str:
+    """The entry's page on the site: a full URL when mkdocs.yml has a site_url, else the site path."""
+    base = _site_url(root).rstrip("/")
+    return f"{base}{site_path(entry, language)}"
+
+
+def _profile(entry: entries_module.Entry, root: Path, claimed) -> list[str]:
+    """Every text an entry is known by, in both languages."""
+    texts = [e.message for e in claimed if e.entry.id == entry.id]
+    for language in ("en", "zh"):
+        page = root / "docs" / language / entry.page.relative_to("docs/en")
+        if not page.is_file():
+            continue
+        front = parse(page).front_matter
+        texts += [str(front.get("title", "")), str(front.get("description", ""))]
+        texts += [str(item) for key in ("symptoms", "keywords") for item in front.get(key, []) or []]
+    return texts
+
+
 def error_lines(text: str) -> list[str]:
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     chosen = [line for line in lines if ERROR_LINE.search(line)] or lines[-3:]
@@ -84,32 +136,35 @@ def rank(text: str, root: Path) -> list[Match]:
                 by_fingerprint[error.entry.id] = Match(error.entry, score, error.message, error.where)
     if by_fingerprint:
         return sorted(by_fingerprint.values(), key=lambda m: -m.score)
-    lines = error_lines(text)
-    query = words(" ".join(lines))
+    lines = error_lines(text) if len(text.splitlines()) > 3 else [line.strip() for line in text.splitlines() if line.strip()]
+    query = terms(" ".join(lines))
+    entries = entries_module.load(root)
+    profiles = {entry.id: _profile(entry, root, claimed) for entry in entries}
+    bags = {entry_id: set().union(*(terms(t) for t in texts)) for entry_id, texts in profiles.items()}
+    weight = {term: math.log(1 + len(bags) / (1 + sum(term in bag for bag in bags.values()))) for term in query}
+    total = sum(weight.values()) or 1.0
     matches = []
-    for entry in entries_module.load(root):
-        front = parse(root / entry.page).front_matter
-        messages = [e.message for e in claimed if e.entry.id == entry.id]
-        targets = messages + [str(front.get("title", "")), str(front.get("description", ""))]
-        best = 0.0
-        for target in targets:
-            overlap = len(query & words(target)) / max(1, len(words(target)))
-            similarity = max((difflib.SequenceMatcher(None, line.lower(), target.lower()).ratio() for line in lines),
-                             default=0.0)
-            best = max(best, overlap, similarity)
-        if best >= FUZZY_THRESHOLD:
+    for entry in entries:
+        shared = query & bags[entry.id]
+        overlap = sum(weight[t] for t in shared) / total
+        similarity = max((difflib.SequenceMatcher(None, line.lower(), target.lower()).ratio()
+                          for line in lines for target in profiles[entry.id]), default=0.0)
+        best = max(overlap, similarity)
+        if best >= FUZZY_THRESHOLD and shared:
             matches.append(Match(entry, best))
     return sorted(matches, key=lambda m: -m.score)[:3]
 
 
 def short_answer(page: Path) -> str:
+    """The answer a page opens with: the paragraphs between its title and the fix code."""
     text = page.read_text(encoding="utf-8")
-    found = SECTION.search(text)
-    if found is None:
+    title = H1.search(text)
+    if title is None:
         return str(parse(page).front_matter.get("description", ""))
-    rest = text[found.end():]
-    end = re.search(r"^## ", rest, re.MULTILINE)
-    return (rest[: end.start()] if end else rest).strip()
+    rest = text[title.end():]
+    end = re.search(r"^(```|## )", rest, re.MULTILINE)
+    answer = (rest[: end.start()] if end else rest).strip()
+    return answer or str(parse(page).front_matter.get("description", ""))
 
 
 def site_path(entry: entries_module.Entry, language: str) -> str:
@@ -118,6 +173,8 @@ def site_path(entry: entries_module.Entry, language: str) -> str:
 
 
 def render(match: Match, root: Path, language: str) -> str:
+    colon = "：" if language == "zh" else ":"
+
     def labels(key):
         return interface.text(language, f"explain.{key}")
 
@@ -125,27 +182,51 @@ def render(match: Match, root: Path, language: str) -> str:
     title = parse(page).front_matter.get("title", match.entry.id)
     lines = [f"{match.entry.id} · {title}"]
     if match.message:
-        lines.append(f"{labels('matched')}: \"{match.message}\" ({labels(f'where.{match.where}')})")
-    lines += ["", f"{labels('short')}:", *("  " + line for line in short_answer(page).splitlines()), ""]
+        lines.append(f"{labels('matched')}{colon} \"{match.message}\" ({labels(f'where.{match.where}')})")
+    lines += ["", f"{labels('short')}{colon}", *("  " + line for line in short_answer(page).splitlines()), ""]
     fix = snippet_section(root / match.entry.snippet, "fix")
     if fix:
-        lines += [f"{labels('fix')} ({match.entry.snippet}:fix):", *("  " + line for line in fix.splitlines()), ""]
-    lines.append(f"{labels('more')}: {page.relative_to(root)}  (site: {site_path(match.entry, language)})")
+        lines += [f"{labels('fix')} ({match.entry.snippet}:fix){colon}", *("  " + line for line in fix.splitlines()), ""]
+    lines.append(f"{labels('more')}{colon} {entry_url(match.entry, language, root)}")
     return "\n".join(lines)
 
 
-def explain(text: str, language: str, root: Path = entries_module.ROOT) -> str:
-    """What to print for the text; raises ExplainError when nothing fits."""
+def as_data(match: Match, root: Path, language: str) -> dict:
+    """One candidate as data, for ``--json``."""
+    page = root / "docs" / language / match.entry.page.relative_to("docs/en")
+    return {
+        "id": match.entry.id,
+        "title": parse(page).front_matter.get("title", match.entry.id),
+        "url": entry_url(match.entry, language, root),
+        "score": round(match.score, 3),
+        "matched_message": match.message,
+        "where": match.where,
+        "answer": short_answer(page),
+        "fix": snippet_section(root / match.entry.snippet, "fix"),
+        "page": page.relative_to(root).as_posix(),
+    }
+
+
+def candidates(text: str, root: Path = entries_module.ROOT) -> list[Match]:
+    """The entries for a text, best first; raises ExplainError when nothing fits."""
     asked = ID.match(text)
     if asked:
         entry = entries_module.find(asked.group(1), root)
         if entry is None:
             raise ExplainError(f"no entry {asked.group(1).upper()}; IDs run from TP001 to "
                                f"{entries_module.load(root)[-1].id}")
-        return render(Match(entry, 1.0), root, language)
+        return [Match(entry, 1.0)]
     matches = rank(text, root)
     if not matches:
         raise ExplainError("no entry matches this text; try the site's search, or open an issue with the message")
+    return matches
+
+
+def explain(text: str, language: str, root: Path = entries_module.ROOT) -> str:
+    """What to print for the text; raises ExplainError when nothing fits."""
+    matches = candidates(text, root)
+    if ID.match(text):
+        return render(matches[0], root, language)
     confident = matches[0].score >= 100 and (len(matches) == 1 or matches[1].score < matches[0].score)
     if confident:
         return render(matches[0], root, language)
