@@ -9,6 +9,12 @@ the root index; Chinese pages are pointed at their own index through Material's 
 The error messages an entry claims (``errors:`` in its front matter) become the search tags of
 its page, and each a search result of its own titled by the message (leading to its line in the
 Symptom section, ``#error-N``), so a pasted message finds the entry that answers it.
+
+What the reader sees and the words they type (``symptoms:`` and ``keywords:``, written per
+language) go into a ``keywords`` field of the entry's page, searched but never shown; Chinese
+ones segmented by jieba as Material segments the page text, each Chinese keyword also kept whole.
+The words a question is full of that find nothing (interface.py, per language) are handed to
+overrides/main.html, which drops them from a query before it reaches the search worker.
 """
 
 from __future__ import annotations
@@ -19,10 +25,14 @@ from pathlib import Path
 
 from mkdocs.plugins import event_priority
 
-from triton_faq import errors, interface
+from triton_faq import entries, errors, interface
+from triton_faq.pages import parse
 
 BASE = re.compile(r'("base": ")([^"]*)(")')
 MESSAGE_WEIGHT = 300.0  # between text (1) and title (1000): a claimed message weighs more than body text
+READER_WEIGHT = 300.0  # symptoms and keywords: as much as a claimed message
+HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
+LANGUAGES = ("en", "zh")
 
 
 def tag_claimed_messages(index: dict, root: Path) -> dict:
@@ -46,6 +56,46 @@ def tag_claimed_messages(index: dict, root: Path) -> dict:
                           for number, message in enumerate(messages, 1)]
     index["config"]["fields"] = {**index["config"].get("fields", {}), "tags": {"boost": MESSAGE_WEIGHT}}
     return index
+
+
+def segment(phrase: str) -> str:
+    """A Chinese phrase as Material indexes page text: each run of Han characters cut into words by
+    jieba, the words separated by zero-width spaces (the Chinese index's separator)."""
+    import jieba
+
+    return HAN.sub(lambda run: "\u200b" + "\u200b".join(jieba.cut(run[0])) + "\u200b", phrase).strip("\u200b")
+
+
+def reader_words(language: str, front: dict) -> list[str]:
+    """An entry's symptoms and keywords in ``language``, as its search field holds them."""
+    phrases = [*front.get("symptoms", []), *front.get("keywords", [])]
+    if language == "en":
+        return phrases
+    # a keyword stays whole too, so the query's segmenter (longest word in the index first) finds it
+    whole = [word for keyword in front.get("keywords", []) for word in HAN.findall(keyword) if len(word) > 1]
+    return [segment(phrase) for phrase in phrases] + whole
+
+
+def index_reader_words(index: dict, root: Path) -> dict:
+    """Each entry page's ``symptoms:`` and ``keywords:``, per language, in a searched ``keywords`` field."""
+    words = {}
+    for entry in entries.load(root):
+        name = entry.name + "/"
+        for language in LANGUAGES:
+            front = parse(root / "docs" / language / f"{entry.name}.md").front_matter
+            words[name if language == "en" else f"{language}/{name}"] = reader_words(language, front)
+    for doc in index["docs"]:
+        if doc["location"] in words:
+            doc["keywords"] = words[doc["location"]]
+    index["config"]["fields"] = {**index["config"].get("fields", {}), "keywords": {"boost": READER_WEIGHT}}
+    return index
+
+
+def stop_words() -> list[str]:
+    """Every language's words that find nothing, longest first (a longer one may contain a shorter)."""
+    words = {word for language in LANGUAGES
+             for word in interface.text(language, "search_per_language.stop_words").split()}
+    return sorted(words, key=lambda word: (-len(word), word))
 
 
 def split(index: dict, other: str = "zh") -> dict[str, dict]:
@@ -74,6 +124,11 @@ def point_at_own_index(html: str) -> str:
     return BASE.sub(lambda m: m[1] + one_level_up(m[2]) + m[3], html, count=1)
 
 
+def on_config(config):
+    config["extra"]["search_stop_words"] = stop_words()  # for overrides/main.html
+    return config
+
+
 @event_priority(-200)  # after mkdocs-static-i18n (-100) has built every language and merged the index
 def on_post_build(config):
     i18n = config.plugins.get("i18n")
@@ -81,7 +136,8 @@ def on_post_build(config):
         return
     site = Path(config["site_dir"])
     merged = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
-    merged = tag_claimed_messages(merged, Path(config["config_file_path"]).parent)
+    root = Path(config["config_file_path"]).parent
+    merged = index_reader_words(tag_claimed_messages(merged, root), root)
     for language, index in split(merged).items():
         target = site / ("" if language == "en" else language) / "search" / "search_index.json"
         target.parent.mkdir(parents=True, exist_ok=True)
