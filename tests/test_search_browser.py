@@ -1,10 +1,12 @@
-"""Search in a real browser: each language finds its own pages, pasted errors find their entry.
+"""Search in a real browser: each language finds its own pages, pasted errors find their entry,
+everyday questions (search_questions.json) find theirs.
 
 Serves the site the suite built once (built_site) on localhost and drives Debian's chromium with Playwright (no browser
 is downloaded). `.ci/run` installs chromium; without it the test fails in CI and is skipped, with
 the command to install it, elsewhere.
 """
 
+import json
 import os
 import shutil
 import socket
@@ -15,6 +17,9 @@ import time
 import pytest
 
 from conftest import ROOT
+
+QUESTIONS = json.loads((ROOT / "tests" / "search_questions.json").read_text(encoding="utf-8"))
+QUESTIONS_FOUND = 0.9  # the share of each language's questions whose entry must be in the top three
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -158,6 +163,23 @@ def test_the_query_finds_its_entry_in_the_top_three(search_page, site, language,
     assert not any(hit.startswith(other) for hit in hits if other), f"{query!r}: English search returned Chinese pages"
     if language == "zh":
         assert all(hit.startswith(site + "zh/") for hit in hits), f"{query!r}: Chinese search returned English pages"
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_everyday_questions_find_their_entry_in_the_top_three(search_page, site, language):
+    """Questions typed as one asks a colleague: at least 90% find an answering entry in the top three."""
+    prefix = site + ("zh/" if language == "zh" else "")
+    questions = QUESTIONS[language]
+    assert len(questions) >= 40
+    missed = []
+    for query, expected in questions:
+        hits = search(search_page(language), query)
+        if not any(prefix + page in hits[:3] for page in expected):
+            missed.append(f"  {query!r} -> {expected[0]} (top three: {[hit[len(prefix):] for hit in hits[:3]]})")
+    found = len(questions) - len(missed)
+    rate = found / len(questions)
+    assert rate >= QUESTIONS_FOUND, (f"{language}: {found} of {len(questions)} questions ({rate:.1%}) found their entry "
+                                     f"in the top three, below {QUESTIONS_FOUND:.0%}; missed:\n" + "\n".join(missed))
 
 
 def test_the_language_switcher_keeps_the_page(site, browser):
