@@ -57,6 +57,11 @@ def main(argv: list[str] | None = None) -> int:
     checked.add_argument("--bounds-only", action="store_true", help="check bounds, not races")
     checked.add_argument("script", help="the script to run")
     checked.add_argument("script_args", nargs=argparse.REMAINDER, help="its arguments")
+    lint = commands.add_parser("lint", help="check Triton kernels and their host code for the handbook's "
+                                             "pitfalls, statically (no GPU, nothing imported)")
+    from .lint import add_arguments as lint_arguments
+
+    lint_arguments(lint)
     args = parser.parse_args(argv)
 
     if args.command == "bench":
@@ -65,6 +70,10 @@ def main(argv: list[str] | None = None) -> int:
         return run(_root("bench", announce=True), args.only)
     if args.command == "explain":
         return run_explain(args)
+    if args.command == "lint":
+        from .lint import run as run_lint
+
+        return run_lint(args)
     if args.command == "new":
         from .scaffold import ScaffoldError, new
 

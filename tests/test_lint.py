@@ -1,0 +1,137 @@
+"""triton-faq lint: every rule is an entry's; its pitfall section triggers it, its fix section does not."""
+
+import json
+import time
+
+import pytest
+
+from conftest import ROOT
+from triton_faq import entries, lint
+from triton_faq.cli import main
+from triton_faq.pages import section_lines
+
+BY_ID = {entry.id: entry for entry in entries.load(ROOT)}
+
+
+@pytest.mark.parametrize("rule", sorted(lint.RULES))
+def test_every_rule_is_named_after_an_entry_and_links_it(rule):
+    assert rule in BY_ID, f"{rule} has no entry: a rule exists only if its entry does"
+    assert BY_ID[rule].page.as_posix() == f"docs/en/{lint.RULES[rule].page}.md"
+    assert lint.RULES[rule].url() == f"https://triton-faq.github.io/triton-faq/{lint.RULES[rule].page}/"
+
+
+def _in_section(rule, name):
+    """The rule's findings inside one section of its entry's reader's file, linted whole (kernels and launches
+    around the section give the context), and those of the section linted alone."""
+    snippet = ROOT / BY_ID[rule].snippet
+    start, code = section_lines(snippet, name)
+    end = start + code.count("\n")
+    whole = lint.lint_source(snippet.read_text(encoding="utf-8"), str(snippet), select=[rule])
+    alone = lint.lint_source(code, str(snippet), select=[rule])
+    return [f for f in whole if start <= f.line <= end], alone
+
+
+@pytest.mark.parametrize("rule", sorted(lint.RULES))
+def test_the_pitfall_section_triggers_the_rule(rule):
+    in_file, alone = _in_section(rule, "pitfall")
+    assert in_file, f"{rule}: nothing found in the pitfall section of {BY_ID[rule].snippet}"
+    assert alone, f"{rule}: nothing found in the pitfall section linted alone"
+
+
+@pytest.mark.parametrize("rule", sorted(lint.RULES))
+def test_the_fix_section_does_not(rule):
+    in_file, alone = _in_section(rule, "fix")
+    assert in_file == [] and alone == [], [f.text() for f in in_file + alone]
+
+
+KERNEL = '''
+import triton
+import triton.language as tl
+
+@triton.jit
+def k(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    tl.store(out_ptr + pid, tl.max(x, axis=0)){noqa}
+'''
+
+
+def test_a_finding_names_file_line_column_rule_and_entry():
+    [finding] = lint.lint_source(KERNEL.format(noqa=""), "k.py")
+    assert finding.text().startswith("k.py:10:29: TP001 ")
+    assert finding.text().endswith("[https://triton-faq.github.io/triton-faq/garbage-values/masked-load-without-other/]")
+
+
+@pytest.mark.parametrize("comment, kept", [("  # noqa: TP001", 0), ("  # noqa: TP003", 1), ("  # noqa", 0),
+                                           ("  # noqa: E501, TP001", 0)])
+def test_noqa_silences_the_named_rules_on_its_line(comment, kept):
+    assert len(lint.lint_source(KERNEL.format(noqa=comment), "k.py")) == kept
+
+
+def test_select_and_ignore():
+    assert lint.choose(None, None) == list(lint.DEFAULT)
+    assert "TP024" not in lint.DEFAULT and "TP024" in lint.choose("TP024", None)
+    assert lint.choose("ALL", "TP024,TP035") == [r for r in lint.RULES if r not in ("TP024", "TP035")]
+    with pytest.raises(ValueError, match="TP999"):
+        lint.choose("TP999", None)
+
+
+def test_the_command_exits_1_on_findings_and_writes_json_and_sarif(tmp_path, capsys):
+    bad, good = tmp_path / "bad.py", tmp_path / "good.py"
+    bad.write_text(KERNEL.format(noqa=""))
+    good.write_text(KERNEL.format(noqa="  # noqa: TP001"))
+    assert main(["lint", str(good)]) == 0
+    assert main(["lint", str(tmp_path)]) == 1
+    assert "bad.py:10:29: TP001" in capsys.readouterr().out
+    assert main(["lint", "--format", "json", str(bad)]) == 1
+    [found] = json.loads(capsys.readouterr().out)
+    assert (found["rule"], found["line"], found["col"]) == ("TP001", 10, 29)
+    assert main(["lint", "--format", "sarif", "--select", "TP001,TP003", str(bad)]) == 1
+    sarif = json.loads(capsys.readouterr().out)
+    run = sarif["runs"][0]
+    assert sarif["version"] == "2.1.0" and [r["id"] for r in run["tool"]["driver"]["rules"]] == ["TP001", "TP003"]
+    assert run["results"][0]["ruleId"] == "TP001"
+    assert run["results"][0]["locations"][0]["physicalLocation"]["region"] == {"startLine": 10, "startColumn": 29}
+
+
+def test_a_file_that_does_not_parse_is_reported_not_fatal(tmp_path, capsys):
+    (tmp_path / "broken.py").write_text("import triton\ndef (:\n")
+    assert main(["lint", str(tmp_path)]) == 0
+    assert "broken.py:2" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("source", [
+    # mask=True is no mask; max of |x| is not moved by zeros; tl.where restores the identity
+    "@triton.jit\ndef k(p, o, B: tl.constexpr):\n    x = tl.load(p + tl.arange(0, B), mask=True)\n    tl.store(o, tl.min(x, 0))\n",
+    "@triton.jit\ndef k(p, o, n, B: tl.constexpr):\n    c = tl.arange(0, B)\n    x = tl.load(p + c, mask=c < n)\n"
+    "    tl.store(o, tl.max(tl.abs(x), 0))\n",
+    "@triton.jit\ndef k(p, o, n, B: tl.constexpr):\n    c = tl.arange(0, B)\n    x = tl.load(p + c, mask=c < n)\n"
+    "    x = tl.where(c < n, x, -float('inf'))\n    tl.store(o, tl.max(x, 0))\n",
+    # a global that is a tl.constexpr, a module, a jit function; a parameter that shadows a global
+    "B = tl.constexpr(128)\nN = 3\n@triton.jit\ndef k(p, N):\n    tl.store(p + tl.arange(0, B), N)\n",
+    # autotuned kernel that overwrites with a constant where a mask says so (idempotent), one config
+    "@triton.autotune(configs=[a, b], key=['n'])\n@triton.jit\ndef k(p, m, n, B: tl.constexpr):\n"
+    "    o = tl.arange(0, B)\n    x = tl.load(p + o)\n    tl.store(p + o, tl.where(tl.load(m + o) > 0, 0.0, x))\n",
+    "@triton.autotune(configs=[a], key=['n'])\n@triton.jit\ndef k(p, n, B: tl.constexpr):\n"
+    "    o = tl.arange(0, B)\n    tl.store(p + o, tl.load(p + o) + 1)\n",
+    # host timer with a synchronize; do_bench asking for the median
+    "def t(fn):\n    s = time.perf_counter()\n    fn()\n    torch.cuda.synchronize()\n    return time.perf_counter() - s\n",
+    "def t(fn):\n    return triton.testing.do_bench(fn, return_mode='median')\n",
+])
+def test_shapes_that_look_close_but_are_right_are_not_reported(source):
+    assert lint.lint_source("import triton\nimport triton.language as tl\nimport time\n" + source, "x.py") == []
+
+
+def test_a_launch_outside_the_file_says_what_it_assumed():
+    [finding] = lint.lint_source("def f(x):\n    other.kernel[(1,)](x, BLOCK_SIZE=100)\n", "x.py")
+    assert finding.rule == "TP009" and "assumed" in finding.message
+
+
+def test_a_hundred_files_lint_in_well_under_two_seconds(tmp_path):
+    text = "\n\n".join((ROOT / e.snippet).read_text(encoding="utf-8") for e in list(BY_ID.values())[:10])
+    for number in range(100):
+        (tmp_path / f"f{number}.py").write_text(text)
+    started = time.process_time()
+    lint.lint_paths([str(tmp_path)], list(lint.RULES))
+    assert time.process_time() - started < 2.0
