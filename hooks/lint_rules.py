@@ -1,0 +1,38 @@
+"""Fill ``<!-- lint-rules -->`` with the rules of ``triton-faq lint``, each linking its entry.
+
+The rules come from triton_faq/lint.py, their one-line descriptions from triton_faq/interface.py
+(``lint.rule.<ID>``), the entries' titles from their pages in the page's own language.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from pathlib import Path
+
+from triton_faq.interface import text
+from triton_faq.lint import RULES
+from triton_faq.pages import page_language, parse
+
+MARKER = "<!-- lint-rules -->"
+
+
+def render(docs: Path, language: str, page_path: str) -> str:
+    here = posixpath.dirname(page_path)
+    blocks = []
+    for rule in RULES.values():
+        title = parse(docs / language / f"{rule.page}.md").front_matter["title"]
+        link = posixpath.relpath(f"{rule.page}.md", here or ".")
+        status = text(language, "lint.default.on" if rule.default else "lint.default.off", rule=rule.id)
+        blocks.append(f"### {rule.id} {{ #{rule.id.lower()} }}\n\n"
+                      f"{text(language, f'lint.rule.{rule.id}')}\n\n"
+                      f"- {text(language, 'lint.status')}: {status}\n"
+                      f"- {text(language, 'lint.entry')}: [{rule.id} {title}]({link})\n")
+    return "\n".join(blocks)
+
+
+def on_page_markdown(markdown, page, config, files):
+    if MARKER not in markdown:
+        return markdown
+    language = page_language(page)
+    page_path = page.file.src_uri.split("/", 1)[1]
+    return markdown.replace(MARKER, render(Path(config["docs_dir"]), language, page_path))
