@@ -141,8 +141,19 @@ def argument(call: ast.Call, position: int, name: str) -> ast.expr | None:
     return found
 
 
+_WALKED: dict[int, list[ast.AST]] = {}  # id(node) -> its subtree, for the file being linted
+
+
+def walk(node: ast.AST) -> list[ast.AST]:
+    """``ast.walk`` as a list, kept for the file being linted (rules look at small expressions many times)."""
+    found = _WALKED.get(id(node))
+    if found is None:
+        found = _WALKED[id(node)] = list(ast.walk(node))
+    return found
+
+
 def names_in(node: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    return {n.id for n in walk(node) if isinstance(n, ast.Name)}
 
 
 def is_jit_decorator(node: ast.expr) -> bool:
@@ -327,9 +338,13 @@ class KernelChecker:
             value = const_int(default, self.ints)
             if value is not None and arg.arg in kernel.constexpr:
                 self.ints[arg.arg] = value
+        self.reads: list[ast.Name] = []
         for node in ast.walk(kernel.node):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-                self.locals.add(node.id)
+            if isinstance(node, ast.Name):
+                if isinstance(node.ctx, ast.Store):
+                    self.locals.add(node.id)
+                elif module.globals_plain and node.id in module.globals_plain:
+                    self.reads.append(node)
             elif isinstance(node, (ast.FunctionDef, ast.Lambda)) and node is not kernel.node:
                 self.locals.update(a.arg for a in node.args.args)
             elif isinstance(node, ast.comprehension):
@@ -491,18 +506,18 @@ class KernelChecker:
         """An int32 program id, or integer arithmetic on one, with no int64 cast anywhere in it."""
         if self._is_int64(node):
             return False
-        for sub in ast.walk(node):
+        for sub in walk(node):
             if isinstance(sub, ast.Call) and tl_name(sub.func) not in ("program_id", "minimum", "maximum", "cdiv"):
                 return False
         return self._has_pid(node)
 
     def _has_pid(self, node: ast.AST) -> bool:
         return any((isinstance(s, ast.Name) and s.id in self.pid) or
-                   (isinstance(s, ast.Call) and tl_name(s.func) == "program_id") for s in ast.walk(node))
+                   (isinstance(s, ast.Call) and tl_name(s.func) == "program_id") for s in walk(node))
 
     def is_tile(self, node: ast.AST) -> bool:
         """pid * BLOCK + tl.arange(...), or an expression built on such offsets."""
-        if any(isinstance(s, ast.Name) and s.id in self.tile for s in ast.walk(node)):
+        if self.tile and any(isinstance(s, ast.Name) and s.id in self.tile for s in walk(node)):
             return True
         if not isinstance(node, ast.BinOp) or not isinstance(node.op, ast.Add):
             return False
@@ -548,7 +563,7 @@ class KernelChecker:
 
     # -- expressions: the rules that fire on calls and operators
     def expression(self, node: ast.AST, guards: tuple[ast.expr, ...]) -> None:
-        for sub in ast.walk(node):
+        for sub in walk(node):
             if isinstance(sub, ast.Call):
                 self.call(sub, guards)
             elif isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.Mult):
@@ -642,7 +657,7 @@ class KernelChecker:
 
     @staticmethod
     def _is_int64(node: ast.AST) -> bool:
-        return any(isinstance(s, ast.Attribute) and s.attr in ("int64", "uint64") for s in ast.walk(node))
+        return any(isinstance(s, ast.Attribute) and s.attr in ("int64", "uint64") for s in walk(node))
 
     def divide(self, node: ast.BinOp) -> None:
         def exp_arg(side: ast.AST, op: type) -> str | None:
@@ -659,9 +674,9 @@ class KernelChecker:
         plain = self.module.globals_plain
         if not plain:
             return
-        for node in (n for stmt in self.kernel.node.body for n in ast.walk(stmt)):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in plain \
-                    and node.id not in self.locals:
+        body = (self.kernel.node.body[0].lineno, self.kernel.node.end_lineno)
+        for node in self.reads:
+            if body[0] <= node.lineno <= body[1] and node.id in plain and node.id not in self.locals:
                 self.report(node, "TP033", f"the kernel reads the global {node.id!r}, a plain Python value: Triton "
                                            f"refuses it (NameError); pass it as a tl.constexpr argument or define "
                                            f"{node.id} = tl.constexpr(...)")
@@ -705,15 +720,9 @@ TIMER_CALLEE = re.compile(r"bench|time|measure|profil", re.IGNORECASE)
 
 
 def host_checks(module: Module, report: Callable[[ast.AST, str, str], None]) -> None:
-    scopes: list[ast.AST] = [module.tree] + [n for n in ast.walk(module.tree)
-                                             if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-                                             and n.name not in module.kernels]
     jit_nodes = {id(k.node) for k in module.kernels.values()}
-    for scope in scopes:
-        if id(scope) in jit_nodes:
-            continue
-        calls = sorted((n for n in _own_nodes(scope) if isinstance(n, ast.Call)),
-                       key=lambda n: (n.lineno, n.col_offset))
+    for scope, own_calls in _calls_by_scope(module.tree, jit_nodes):
+        calls = sorted(own_calls, key=lambda n: (n.lineno, n.col_offset))
         params = set()
         if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
             params = {a.arg for a in scope.args.posonlyargs + scope.args.args + scope.args.kwonlyargs}
@@ -756,6 +765,24 @@ def host_checks(module: Module, report: Callable[[ast.AST, str, str], None]) -> 
                                         "torch.cuda.synchronize() first")
 
 
+def _calls_by_scope(tree: ast.Module, skip: set[int]) -> list[tuple[ast.AST, list[ast.Call]]]:
+    """The calls of the module and of each function (kernels in ``skip`` left out), in one walk."""
+    scopes: list[tuple[ast.AST, list[ast.Call]]] = [(tree, [])]
+    stack: list[tuple[ast.AST, list[ast.Call]]] = [(child, scopes[0][1]) for child in ast.iter_child_nodes(tree)]
+    while stack:
+        node, calls = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if id(node) in skip:
+                continue
+            scopes.append((node, []))
+            calls = scopes[-1][1]
+        elif isinstance(node, ast.Call):
+            calls.append(node)
+        for child in ast.iter_child_nodes(node):
+            stack.append((child, calls))
+    return scopes
+
+
 def _own_nodes(scope: ast.AST) -> Iterator[ast.AST]:
     """The nodes of a function or module, not those of the functions and classes inside it."""
     stack = list(ast.iter_child_nodes(scope))
@@ -767,13 +794,19 @@ def _own_nodes(scope: ast.AST) -> Iterator[ast.AST]:
         stack.extend(ast.iter_child_nodes(node))
 
 
+_ARANGE: dict[int, set[str]] = {}
+
+
 def arange_params(kernel: Kernel) -> set[str]:
     """The kernel's parameters that are an end of a tl.arange."""
+    if id(kernel.node) in _ARANGE:
+        return _ARANGE[id(kernel.node)]
     found = set()
     for node in ast.walk(kernel.node):
         if is_tl_call(node, "arange"):
             found |= {a.id for a in node.args if isinstance(a, ast.Name)}
-    return found & set(kernel.params)
+    _ARANGE[id(kernel.node)] = found = found & set(kernel.params)
+    return found
 
 
 BLOCK_NAME = re.compile(r"^BLOCK(_|$)|BLOCK_SIZE$")
@@ -828,6 +861,8 @@ def lint_source(source: str, path: str = "<string>", select: Iterable[str] | Non
     """
     chosen = set(DEFAULT if select is None else select)
     tree = ast.parse(source, filename=path)
+    _WALKED.clear()
+    _ARANGE.clear()
     module = Module(tree)
     findings: list[Finding] = []
     seen: set[tuple[int, int, str]] = set()
@@ -852,6 +887,8 @@ def lint_source(source: str, path: str = "<string>", select: Iterable[str] | Non
         for node, message in checker.check_autotune():
             report(node, "TP028", message)
     host_checks(module, report)
+    _WALKED.clear()
+    _ARANGE.clear()
     silenced = noqa_lines(source)
     kept = []
     for finding in findings:
