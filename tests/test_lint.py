@@ -128,11 +128,11 @@ def test_a_launch_outside_the_file_says_what_it_assumed():
     assert finding.rule == "TP009" and "assumed" in finding.message
 
 
-def test_a_hundred_files_lint_in_about_two_seconds(tmp_path):
-    """The target is under 2 s on one core; measured 2.3-2.4 s here (not met yet): the bound guards regressions."""
+def test_a_hundred_files_lint_in_under_two_seconds(tmp_path):
+    """Under 2 s on one core (CPU time of the process, which runs on one core)."""
     text = "\n\n".join((ROOT / e.snippet).read_text(encoding="utf-8") for e in list(BY_ID.values())[:4])  # ~430 lines: the corpus average
     for number in range(100):
         (tmp_path / f"f{number}.py").write_text(text)
     started = time.process_time()
     lint.lint_paths([str(tmp_path)], list(lint.RULES))
-    assert time.process_time() - started < 3.0
+    assert time.process_time() - started < 2.0
