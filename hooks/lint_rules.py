@@ -1,4 +1,5 @@
-"""Fill ``<!-- lint-rules -->`` with the rules of ``triton-faq lint``, each linking its entry.
+"""Fill ``<!-- lint-rules -->`` with the rules of ``triton-faq lint``, each linking its entry; and
+say, on each entry page whose pitfall a rule finds, which rule (under its ``{ #run-it }`` heading).
 
 The rules come from triton_faq/lint.py, their one-line descriptions from triton_faq/interface.py
 (``lint.rule.<ID>``), the entries' titles from their pages in the page's own language.
@@ -11,7 +12,7 @@ from pathlib import Path
 
 from triton_faq.interface import text
 from triton_faq.lint import RULES
-from triton_faq.pages import page_language, parse
+from triton_faq.pages import RUN_IT, page_language, parse
 
 MARKER = "<!-- lint-rules -->"
 
@@ -30,9 +31,21 @@ def render(docs: Path, language: str, page_path: str) -> str:
     return "\n".join(blocks)
 
 
+def rule_note(rule, language: str, page_path: str) -> str:
+    """The line an entry page gets: which rule finds its pitfall, linking the rules page."""
+    link = posixpath.relpath("lint.md", posixpath.dirname(page_path) or ".") + f"#{rule.id.lower()}"
+    key = "lint.finds.on" if rule.default else "lint.finds.off"
+    return text(language, key, rule=rule.id, link=link)
+
+
 def on_page_markdown(markdown, page, config, files):
-    if MARKER not in markdown:
-        return markdown
     language = page_language(page)
     page_path = page.file.src_uri.split("/", 1)[1]
+    rule = RULES.get(page.meta.get("id", ""))
+    if rule is not None:
+        heading = RUN_IT.search(markdown)
+        if heading is not None:
+            markdown = markdown[: heading.end()] + "\n\n" + rule_note(rule, language, page_path) + "\n" + markdown[heading.end():]
+    if MARKER not in markdown:
+        return markdown
     return markdown.replace(MARKER, render(Path(config["docs_dir"]), language, page_path))

@@ -136,3 +136,14 @@ def test_a_hundred_files_lint_in_under_two_seconds(tmp_path):
     started = time.process_time()
     lint.lint_paths([str(tmp_path)], list(lint.RULES))
     assert time.process_time() - started < 2.0
+
+
+def test_lint_needs_neither_torch_nor_triton():
+    import subprocess
+    import sys
+
+    program = ("import sys; sys.modules['torch'] = None; sys.modules['triton'] = None\n"
+               "from triton_faq.cli import main\n"
+               "sys.exit(main(['lint', 'snippets/garbage_values/masked_load_without_other.py']))\n")
+    result = subprocess.run([sys.executable, "-c", program], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1 and ": TP001 " in result.stdout, result.stdout + result.stderr
