@@ -41,6 +41,42 @@ def build(root: Path, out: Path):
                           cwd=root, env=env, capture_output=True, text=True, timeout=600)
 
 
+BUILD_IN_BACKGROUND = """\
+import json, os, subprocess, sys
+command, folder, result = json.loads(sys.argv[1]), sys.argv[2], sys.argv[3]
+done = subprocess.run(command, cwd=folder, capture_output=True, text=True)
+with open(result + ".tmp", "w") as stream:
+    json.dump({"returncode": done.returncode, "output": done.stdout + done.stderr}, stream)
+os.replace(result + ".tmp", result)
+"""
+
+
+def pytest_sessionstart(session):
+    """On a whole-suite run, start the shared site build now, so the tests run while it builds.
+
+    Only the main process does it (not a pytest-xdist worker), and only when no test file was named
+    (a run of one file does not pay for a build it does not use). tests/conftest.py's ``built_site``
+    waits for it.
+    """
+    import os
+    import subprocess
+
+    config = session.config
+    if hasattr(config, "workerinput") or any(not arg.startswith("-") for arg in config.invocation_params.args):
+        return
+    if config.getoption("--record-gpu-run", default=False):
+        return
+    shared = config._tmp_path_factory.getbasetemp()
+    (shared / "built-site.started").write_text("")
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    import json
+
+    command = [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(shared / "built-site")]
+    subprocess.Popen([sys.executable, "-c", BUILD_IN_BACKGROUND, json.dumps(command), str(ROOT),
+                      str(shared / "built-site.json")],
+                     env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+
+
 def pytest_addoption(parser):
     parser.addoption("--record-gpu-run", action="store_true",
                      help="on CUDA: record this run's counts in data/test-runs.json for the site")

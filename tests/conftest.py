@@ -1,6 +1,10 @@
 import json
 import os
 import shutil
+import socket
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -12,17 +16,28 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory) -> Path:
-    """The site, built strictly once per test run and shared by every test (and pytest-xdist worker)."""
+    """The site, built strictly once per test run and shared by every test (and pytest-xdist worker).
+
+    A whole-suite run starts the build in the background as it begins (``BUILD_IN_BACKGROUND`` in the
+    root conftest), so tests run while it builds; this waits for it, or builds if nothing started it.
+    """
+    import time
+
     from filelock import FileLock
 
     shared = tmp_path_factory.getbasetemp()
     if os.environ.get("PYTEST_XDIST_WORKER"):
         shared = shared.parent  # one folder for all workers
     out, result = shared / "built-site", shared / "built-site.json"
+    started = shared / "built-site.started"
     with FileLock(str(shared / "built-site.lock")):
-        if not result.is_file():
+        if not result.is_file() and not started.is_file():
             done = build(ROOT, out)
             result.write_text(json.dumps({"returncode": done.returncode, "output": done.stdout + done.stderr}))
+    deadline = time.monotonic() + 900
+    while not result.is_file() and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert result.is_file(), "the background site build did not finish in 15 minutes"
     outcome = json.loads(result.read_text())
     assert outcome["returncode"] == 0, outcome["output"]
     return out
@@ -51,3 +66,115 @@ def small_site(tmp_path: Path) -> Path:
         (tmp_path / "docs" / language / "index.md").write_text(
             "# Home\n\n```python\n--8<-- \"snippets/example.py:one\"\n```\n", encoding="utf-8")
     return tmp_path
+
+
+# -- the site in a real browser (Debian's chromium, driven by Playwright; nothing is downloaded) --
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+PLACEHOLDER = "Type to start searching|键入以开始搜索|Initializing search|正在初始化搜索引擎"
+
+@pytest.fixture(scope="module")
+def site(built_site):
+    if not os.path.exists(CHROMIUM):
+        message = "Debian's chromium is needed for the browser test: apt-get install chromium"
+        if os.environ.get("CI"):
+            pytest.fail(message)  # CI installs it (.ci/run); its absence there is a failure
+        pytest.skip(message)
+    out = built_site
+    with socket.socket() as probe:  # a free port on the loopback interface
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1",
+                               "--directory", str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(100):  # wait until it answers
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser(site):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="module")
+def search_page(site, browser):
+    """One page at a time, opened on the home page of the language asked for, its search box open.
+
+    (Only the page in front renders search results, so languages take turns.)
+    """
+    current = {}
+
+    def open_for(language):
+        if language not in current:
+            for page in current.values():
+                page.close()
+            current.clear()
+            page = browser.new_page()
+            page.goto(site + ("zh/" if language == "zh" else ""))
+            page.click("label.md-search__icon, .md-search__input")
+            current[language] = page
+        return current[language]
+
+    yield open_for
+    for page in current.values():
+        page.close()
+
+
+
+@pytest.fixture(scope="module")
+def search_for():
+    """``search_for(page, query)``: the result pages for a query typed into the site's search box."""
+    return search
+
+
+def search(page, query: str) -> list[str]:
+    """The result pages for ``query``, in order, without anchors or highlight parameters.
+
+    The results on screen are marked first; the ones read below are those that replaced them, once
+    the box holds ``query``: Material renders a new list for every search. An empty list counts once
+    the count line changed, or after 0.8 s (a query with no results after another with none).
+    """
+    box = page.locator("input.md-search__input")
+    page.evaluate("""() => {
+        const list = document.querySelector('.md-search-result__list');
+        for (const item of (list ? list.children : [])) item.dataset.stale = '1';
+        window.__searchMeta = document.querySelector('.md-search-result__meta').innerText;
+        window.__searchStarted = Date.now();
+    }""")
+    box.fill(query)  # pasted, as a person would with an error message ...
+    box.press("End")  # ... plus a key press: Material searches on key events
+    page.wait_for_function(
+        """query => {
+            const meta = document.querySelector('.md-search-result__meta').innerText;
+            const items = [...(document.querySelector('.md-search-result__list') || {children: []}).children];
+            const fresh = items.length ? !items.some(item => item.dataset.stale)
+                                       : (meta !== window.__searchMeta || Date.now() - window.__searchStarted > 800);
+            return document.querySelector('input.md-search__input').value === query
+                && !/PLACEHOLDER/.test(meta) && fresh;
+        }""".replace("PLACEHOLDER", PLACEHOLDER), arg=query, polling=30, timeout=30_000)
+    page.wait_for_timeout(60)  # let the result list finish rendering
+    links = page.eval_on_selector_all("li.md-search-result__item > a", "els => els.map(e => e.href)")
+    seen = []
+    for link in links:
+        path = link.split("?")[0].split("#")[0]
+        if path not in seen:
+            seen.append(path)
+    return seen
+
+

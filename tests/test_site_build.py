@@ -21,11 +21,6 @@ def test_the_site_builds_strictly(built_site):
     assert f'href="../../zh/{PAGE}/" hreflang="zh"' in english
 
 
-def test_the_small_site_builds(small_site):
-    result = build(small_site, small_site / "_site")
-    assert result.returncode == 0, result.stdout + result.stderr
-
-
 def test_a_broken_link_fails_the_build(small_site):
     page = small_site / "docs" / "en" / "index.md"
     page.write_text(page.read_text() + "\nSee [the missing page](no-such-page.md).\n")

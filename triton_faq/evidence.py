@@ -13,8 +13,6 @@ from __future__ import annotations
 
 from typing import Callable
 
-import torch
-
 ATTRIBUTE = "__gpu_evidence__"
 
 
@@ -94,6 +92,8 @@ def copy_ceiling_gbps(n_bytes: int = 2**30) -> float:
     A measured reference, not a bound: a plain elementwise kernel can beat it by a few percent.
     The physical limit of the H200's memory is HBM3e's 4.8 TB/s (NVIDIA's datasheet).
     """
+    import torch  # here, not at the top: the site's hooks import this package and need no torch
+
     src = torch.empty(n_bytes // 4, dtype=torch.float32, device="cuda").normal_()
     dst = torch.empty_like(src)
     timing = median_ms(lambda: dst.copy_(src))
