@@ -90,30 +90,9 @@ def test_interpreter_runs_a_python_assert_on_a_scalar_but_not_on_a_block():
 
 
 # ---------------------------------------------------------------- on the GPU
-# A failed device assert leaves the CUDA context unusable, so each GPU case runs in a child process.
-CHILD = """
-import sys, torch
-from snippets.debugging import device_assert as entry
-mode = sys.argv[1]
-if mode in ("tail", "tail-mask"):
-    x = torch.ones(3, device="cuda")  # every element passes `x > 0`; the padding lane does not
-    kernel = entry.add_one_tail_masked_assert if mode == "tail-mask" else entry.add_one_tail
-    kernel[(1,)](x, 3, BLOCK=4)
-else:
-    x = torch.zeros(4, device="cuda")
-    kernel = entry.add_one_checked_debug if mode == "jit-debug" else entry.add_one_checked
-    kernel[(1,)](x, BLOCK=4)
-torch.cuda.synchronize()  # a device assert surfaces here as a CUDA error
-print("kernel finished:", x.cpu().tolist(), flush=True)
-"""
-
-
-def run_child(mode, **env):
-    environ = {k: v for k, v in os.environ.items() if k not in ("TRITON_DEBUG", "TRITON_INTERPRET")}
-    return subprocess.run(
-        [sys.executable, "-c", CHILD, mode], capture_output=True, text=True, timeout=300, cwd=ROOT,
-        env={**environ, "PYTHONPATH": str(ROOT), **env},
-    )
+# A failed device assert leaves the CUDA context unusable, so each GPU case runs in a child process:
+# the same child program the GPU evidence runs (evidence/debugging/device_assert.py).
+from evidence.debugging.device_assert import run_child  # noqa: E402
 
 
 def assert_line(kernel) -> int:

@@ -26,40 +26,9 @@ from triton_faq.testing import assert_matches_float64, fresh_randn, poisoned
 ROOT = Path(__file__).resolve().parents[3]
 SNIPPET = Path(entry.__file__)
 
-# The child: runs the reader's `workflow()`, prints the traceback an uncaught error would print,
-# the line it failed at and the error, then tries a few more CUDA calls.
-CHILD = r'''
-import os, sys, traceback
-import torch
-from snippets.debugging import finding_an_illegal_memory_access as entry
-
-probes = {}
-if entry.DEVICE == "cuda":
-    spare_table = torch.zeros(2, entry.D, device="cuda")  # allocated before the bad launch
-    spare_idx = torch.zeros(1, dtype=torch.int64, device="cuda")
-    probes = {
-        "torch.cuda.synchronize()": torch.cuda.synchronize,
-        'torch.zeros(4, device="cuda")': lambda: torch.zeros(4, device="cuda"),
-        'torch.ones(4).to("cuda")': lambda: torch.ones(4).to("cuda"),
-        "embed(...) with a valid index": lambda: entry.embed(spare_table, spare_idx),
-    }
-try:
-    entry.workflow()
-except Exception as error:
-    traceback.print_exc()  # the traceback an uncaught error would print
-    here = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == entry.__file__]
-    print(f"failed at line {here[-1].lineno}: {here[-1].line}")
-    print(f"error: {type(error).__name__}: {str(error).splitlines()[0]}")
-    for name, call in probes.items():
-        try:
-            call()
-            print(f"after the error: {name}: ok")
-        except Exception as later:
-            print(f"after the error: {name}: {type(later).__name__}: {str(later).splitlines()[0]}")
-    sys.stdout.flush()
-    os._exit(3)  # skip interpreter teardown: the CUDA context is unusable now
-'''
-CLEAN = ("CUDA_LAUNCH_BLOCKING", "PYTORCH_NO_CUDA_MEMORY_CACHING", "TRITON_DEBUG", "TRITON_INTERPRET")
+# The child program (it runs the reader's `workflow()`, prints the traceback, the line and the error,
+# then tries a few more CUDA calls) is the one the GPU evidence runs.
+from evidence.debugging.finding_an_illegal_memory_access import CHILD, CLEAN  # noqa: E402
 
 
 def run_child(*prefix: str, **env: str) -> subprocess.CompletedProcess:
