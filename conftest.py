@@ -15,14 +15,13 @@ from pathlib import Path
 import pytest
 from sybil import Sybil
 
-from triton_faq import backend
+from triton_faq import backend, entries
 from triton_faq.fences import PageFenceParser
 
 pytest_plugins = ["triton_faq.pytest_plugin"]
 
 ROOT = Path(__file__).parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))  # the proof imports the reader's files as snippets.<topic>.<question>
+entries.importable(ROOT)  # the proofs import the reader's files as snippets.<topic>.<question>
 
 pytest_collect_file = Sybil(
     parsers=[PageFenceParser(ROOT)],

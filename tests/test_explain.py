@@ -104,3 +104,10 @@ def test_stdin_is_read_when_no_text_is_given():
 ])
 def test_the_default_language_follows_the_locale(environ, language):
     assert default_language(environ) == language
+
+
+def test_the_site_url_in_the_code_is_the_one_mkdocs_publishes_at():
+    from triton_faq.entries import SITE_URL
+
+    lines = (ROOT / "mkdocs.yml").read_text(encoding="utf-8").splitlines()
+    assert f"site_url: {SITE_URL}" in lines

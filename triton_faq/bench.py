@@ -58,9 +58,7 @@ def evidence_functions(path: Path) -> dict:
     """Import an evidence file as a module and return its ``@gpu_evidence`` functions by name."""
     if not path.is_file():
         return {}
-    root = str(path.parents[2])  # evidence/<topic>/<question>.py: the repository
-    if root not in sys.path:
-        sys.path.insert(0, root)  # the evidence imports the reader's file as snippets.<topic>.<question>
+    entries_module.importable(path.parents[2])  # evidence/<topic>/<question>.py: the repository
     spec = importlib.util.spec_from_file_location(f"triton_faq_snippet_{path.stem}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -20,6 +20,21 @@ from pathlib import Path
 from .pages import parse
 
 ROOT = Path(__file__).resolve().parent.parent
+SITE_URL = "https://triton-faq.github.io/triton-faq/"
+"""Where the site is published (mkdocs.yml's ``site_url``; a test keeps the two equal)."""
+
+
+def importable(root: Path) -> None:
+    """Let ``root``'s proofs and evidence import the reader's files as ``snippets.<topic>.<question>``."""
+    import sys
+
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+
+
+def entry_url(name: str, language: str = "en") -> str:
+    """The full URL of the page ``topic/question`` on the site, in ``language``."""
+    return SITE_URL + ("" if language == "en" else f"{language}/") + name + "/"
 
 
 def snippet_for(page: Path) -> Path:

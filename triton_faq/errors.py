@@ -92,11 +92,8 @@ _snippets: dict[Path, dict] = {}
 
 def reproduce(root: Path, error: ClaimedError) -> str:
     """Run the entry's reproducer; return the error it raised (formatted) or the text it returned."""
-    import sys
-
     path = root / error.entry.proof
-    if str(root) not in sys.path:
-        sys.path.insert(0, str(root))  # the proof imports the reader's file as snippets.<topic>.<question>
+    entries_module.importable(root)
     if path not in _snippets:
         _snippets[path] = runpy.run_path(str(path))
     function = _snippets[path].get(error.reproduce)

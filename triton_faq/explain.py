@@ -5,21 +5,19 @@ Fingerprints of the entries' claimed errors are tried first. Failing those, the 
 error-like lines of a traceback, or the whole of a short description) is compared with every
 entry's messages, titles, descriptions, symptoms and keywords in both languages: English words
 and Chinese character pairs, each weighed by how few entries use it. Up to three candidates are
-shown, each with the entry's full URL on the site (``site_url`` in mkdocs.yml); ``--json`` gives
+shown, each with the entry's full URL on the site (``entries.SITE_URL``); ``--json`` gives
 the same as data.
 """
 
 from __future__ import annotations
 
 import difflib
-import functools
 import math
 import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
 
 from . import entries as entries_module
 from . import errors as errors_module
@@ -87,21 +85,9 @@ def terms(text: str) -> set[str]:
     return found
 
 
-@functools.lru_cache(maxsize=8)
-def _site_url(root: Path) -> str:
-    config = root / "mkdocs.yml"
-    if not config.is_file():
-        return ""
-    for line in config.read_text(encoding="utf-8").splitlines():
-        if line.startswith("site_url:"):
-            return yaml.safe_load(line.split(":", 1)[1]) or ""
-    return ""
-
-
-def entry_url(entry: entries_module.Entry, language: str, root: Path) -> str:
-    """The entry's page on the site: a full URL when mkdocs.yml has a site_url, else the site path."""
-    base = _site_url(root).rstrip("/")
-    return f"{base}{site_path(entry, language)}"
+def entry_url(entry: entries_module.Entry, language: str) -> str:
+    """The entry's page on the site, as a full URL."""
+    return entries_module.entry_url(entry.name, language)
 
 
 def _profile(entry: entries_module.Entry, root: Path, claimed) -> list[str]:
@@ -187,7 +173,7 @@ def render(match: Match, root: Path, language: str) -> str:
     fix = snippet_section(root / match.entry.snippet, "fix")
     if fix:
         lines += [f"{labels('fix')} ({match.entry.snippet}:fix){colon}", *("  " + line for line in fix.splitlines()), ""]
-    lines.append(f"{labels('more')}{colon} {entry_url(match.entry, language, root)}")
+    lines.append(f"{labels('more')}{colon} {entry_url(match.entry, language)}")
     return "\n".join(lines)
 
 
@@ -197,7 +183,7 @@ def as_data(match: Match, root: Path, language: str) -> dict:
     return {
         "id": match.entry.id,
         "title": parse(page).front_matter.get("title", match.entry.id),
-        "url": entry_url(match.entry, language, root),
+        "url": entry_url(match.entry, language),
         "score": round(match.score, 3),
         "matched_message": match.message,
         "where": match.where,

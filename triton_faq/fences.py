@@ -87,7 +87,8 @@ def _session(source: str, path: str, first_line: int):
 
 
 def _is_chinese(document) -> bool:
-    return Path(document.path).parts.count("zh") > 0 and "docs" in Path(document.path).parts
+    parts = Path(document.path).parts
+    return "docs" in parts and "zh" in parts
 
 
 class PageFenceParser:

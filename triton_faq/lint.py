@@ -24,7 +24,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-SITE = "https://triton-faq.github.io/triton-faq/"
+from .entries import entry_url  # also the rules page: entry_url("lint")
+
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,7 @@ class Rule:
     summary: str  # one line, English (the page's strings are in triton_faq/interface.py, key lint.rule.<id>)
 
     def url(self, language: str = "en") -> str:
-        return SITE + ("" if language == "en" else language + "/") + self.page + "/"
+        return entry_url(self.page, language)
 
 
 RULES: dict[str, Rule] = {rule.id: rule for rule in (
@@ -792,17 +793,6 @@ def _calls_by_scope(tree: ast.Module, skip: set[int]) -> list[tuple[ast.AST, lis
     return scopes
 
 
-def _own_nodes(scope: ast.AST) -> Iterator[ast.AST]:
-    """The nodes of a function or module, not those of the functions and classes inside it."""
-    stack = list(ast.iter_child_nodes(scope))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            continue
-        yield node
-        stack.extend(ast.iter_child_nodes(node))
-
-
 _ARANGE: dict[int, set[str]] = {}
 
 
@@ -978,7 +968,7 @@ def sarif(findings: list[Finding], rules: list[str]) -> dict:
         "runs": [{
             "tool": {"driver": {
                 "name": "triton-faq lint",
-                "informationUri": SITE + "lint/",
+                "informationUri": entry_url("lint"),
                 "rules": [{"id": r, "name": RULES[r].page.rsplit("/", 1)[-1],
                            "shortDescription": {"text": RULES[r].summary},
                            "helpUri": RULES[r].url(),

@@ -149,11 +149,10 @@ def section_lines(path: Path, name: str) -> tuple[int, str]:
 
 def snippet_section(path: Path, name: str) -> str | None:
     """The code between ``# --8<-- [start:name]`` and ``# --8<-- [end:name]``, or None."""
-    text = Path(path).read_text(encoding="utf-8")
-    start, end = f"--8<-- [start:{name}]", f"--8<-- [end:{name}]"
-    if start not in text or end not in text:
+    try:
+        return section_lines(path, name)[1].strip("\n")
+    except KeyError:
         return None
-    return text.split(start, 1)[1].split(end, 1)[0].split("\n", 1)[1].rsplit("\n", 1)[0].strip("\n")
 
 
 def page_language(page) -> str:
