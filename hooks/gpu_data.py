@@ -1,12 +1,18 @@
 """Fill ``<!-- gpu-data: NAME -->`` markers with the GPU evidence NAME from data/.
 
-The data file is the one mirroring the page's ``snippet`` (data/<topic>/<question>.json). Each
-GPU that produced the evidence gets a table and a caption naming the GPU, versions and date. A
-page whose data is missing shows a visible "not yet measured" note instead.
+The data file is the one mirroring the page's ``snippet`` (data/<topic>/<question>.json); a page
+that is not an entry names its file and the command that writes it in its front matter instead
+(``data: data/checkers-compared.json`` and ``data_command:``, one command, or a mapping from
+evidence names (``gpu-*`` patterns allowed) to the command that writes each). Each machine that
+produced the evidence gets a table and a caption naming it, the versions and the date (a run
+without a GPU, ``"gpu": "none"``, names its machine instead). A cell is a value, or a mapping
+``{"en": ..., "zh": ...}`` shown in the page's language. A page whose data is missing shows a
+visible "not yet measured" note instead.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import re
 from pathlib import Path
@@ -25,7 +31,9 @@ def cell(value, language: str) -> str:
         return f"{value:.4g}"
     if isinstance(value, list):
         return ", ".join(cell(v, language) for v in value)
-    return str(value)
+    if isinstance(value, dict):
+        return cell(value[language], language)
+    return str(value).replace("|", "\\|")
 
 
 def render_table(evidence: dict, language: str) -> str:
@@ -82,24 +90,37 @@ def render_chart(evidence: dict, language: str, width: int = 640, height: int = 
     return "".join(parts)
 
 
-def render(name: str, data: dict | None, language: str, entry_id: str) -> str:
+def command_for(name: str, command: str | dict | None) -> str | None:
+    """The command that writes evidence ``name``: ``command`` itself, or its first pattern matching ``name``."""
+    if not isinstance(command, dict):
+        return command
+    found = next((c for pattern, c in command.items() if fnmatch.fnmatchcase(name, pattern)), None)
+    if found is None:
+        raise ValueError(f"data_command names no command for the gpu-data {name!r}")
+    return found
+
+
+def render(name: str, data: dict | None, language: str, entry_id: str, command: str | dict | None = None) -> str:
     """The Markdown that replaces one marker: a captioned table per GPU, or a visible note."""
+    command = command_for(name, command)
     measured = [(gpu, r) for gpu, r in sorted((data or {}).get("results", {}).items()) if name in r["evidence"]]
     if not measured:
-        body = interface.text(language, "gpu_data.missing", name=name, id=entry_id)
+        body = (interface.text(language, "gpu_data.missing_command", name=name, command=command) if command
+                else interface.text(language, "gpu_data.missing", name=name, id=entry_id))
         return f'!!! warning "{interface.text(language, "gpu_data.missing_title")}"\n    {body}\n'
     blocks = []
     for _, result in measured:
         p = result["provenance"]
-        caption = interface.text(language, "gpu_data.caption", day=p["date"][:10], **p)
+        key = "gpu_data.caption_cpu" if p.get("gpu") == "none" else "gpu_data.caption"
+        caption = interface.text(language, key, day=p["date"][:10], **p)
         evidence = result["evidence"][name]
         chart = f"\n{render_chart(evidence, language)}\n" if "chart" in evidence else ""
         blocks.append(f"{render_table(evidence, language)}\n{chart}\n*{caption}*\n")
     return "\n".join(blocks)
 
 
-def fill(markdown: str, data: dict | None, language: str, entry_id: str) -> str:
-    return MARKER.sub(lambda m: indented_like(m, render(m["name"], data, language, entry_id)), markdown)
+def fill(markdown: str, data: dict | None, language: str, entry_id: str, command: str | dict | None = None) -> str:
+    return MARKER.sub(lambda m: indented_like(m, render(m["name"], data, language, entry_id, command)), markdown)
 
 
 data_path = data_for
@@ -108,11 +129,13 @@ data_path = data_for
 def on_page_markdown(markdown, page, config, files):
     if "gpu-data:" not in markdown:
         return markdown
-    snippet = page.meta.get("snippet")
-    if snippet is None:
-        raise ValueError(f"{page.file.src_uri}: a gpu-data marker needs 'snippet' in the front matter")
+    snippet, named = page.meta.get("snippet"), page.meta.get("data")
+    if snippet is None and named is None:
+        raise ValueError(f"{page.file.src_uri}: a gpu-data marker needs 'snippet' (or 'data') in the front matter")
+    if named is not None and "data_command" not in page.meta:
+        raise ValueError(f"{page.file.src_uri}: 'data' needs 'data_command', the command that writes it")
     root = Path(config["config_file_path"]).parent
-    path = root / data_path(snippet)
+    path = root / (named if named is not None else data_path(snippet))
     data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
     language = page_language(page)
-    return fill(markdown, data, language, page.meta.get("id", ""))
+    return fill(markdown, data, language, page.meta.get("id", ""), page.meta.get("data_command"))

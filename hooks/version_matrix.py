@@ -3,15 +3,21 @@
 Each of the entry's interpreter tests (one per claim) gets its verdict across the Triton
 releases the matrix ran ("holds on 3.2–3.9", "changed in 3.5: ..."); claims that differ between
 versions come first. The section goes right before "Run it yourself".
+
+``<!-- version-matrix: checker -->`` on any page is replaced by the same verdicts for the checked
+interpreter's own tests (``tests/test_checked.py``, recorded by ``triton-faq matrix --only checker``).
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from triton_faq import interface
 from triton_faq.matrix import COMMAND, read, verdict
-from triton_faq.pages import RUN_IT, page_language
+from triton_faq.pages import RUN_IT, indented_like, page_language
+
+CHECKER = re.compile(r"<!--\s*version-matrix:\s*checker\s*-->")
 
 
 def table(rows, language):
@@ -49,7 +55,32 @@ def render(data: dict | None, entry_id: str, language: str) -> str:
     return "\n".join(out) + "\n\n"
 
 
+def render_checker(data: dict | None, language: str) -> str:
+    """The checked interpreter's tests across the Triton versions: the ones that differ, then all."""
+    def text(key, **values):
+        return interface.text(language, f"version_matrix.{key}", **values)
+
+    row = (data or {}).get("checker")
+    if row is None:
+        return text("checker_missing", command=f"{COMMAND} --only checker") + "\n"
+    versions, prov = data["versions"], data["provenance"]
+    out = [text("checker_intro", first=versions[0], last=versions[-1], versions=", ".join(versions),
+                day=row.get("date", prov["date"]), command=f"{COMMAND} --only checker", backend=prov["backend"],
+                python=prov["python"], torch=prov["torch"]), ""]
+    rows = [(name, *verdict(outcomes, versions, language)) for name, outcomes in row["tests"].items()]
+    changed = [(name, sentence) for name, sentence, differs in rows if differs]
+    if changed:
+        out += [text("changed"), "", table(changed, language), ""]
+    else:
+        out += [text("same", n=len(rows)), ""]
+    out += [table([(name, sentence) for name, sentence, _ in rows], language)]
+    return "\n".join(out) + "\n"
+
+
 def on_page_markdown(markdown, page, config, files):
+    if CHECKER.search(markdown):
+        data = read(Path(config["config_file_path"]).parent)
+        markdown = CHECKER.sub(lambda m: indented_like(m, render_checker(data, page_language(page))), markdown)
     entry_id = page.meta.get("id")
     if not entry_id or not RUN_IT.search(markdown):
         return markdown

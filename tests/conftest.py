@@ -76,7 +76,7 @@ ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--
 
 PLACEHOLDER = "Type to start searching|键入以开始搜索|Initializing search|正在初始化搜索引擎"
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def site(built_site):
     if not os.path.exists(CHROMIUM):
         message = "Debian's chromium is needed for the browser test: apt-get install chromium"
@@ -102,7 +102,7 @@ def site(built_site):
         server.wait(timeout=10)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser(site):
     from playwright.sync_api import sync_playwright
 
@@ -112,20 +112,18 @@ def browser(site):
         chromium.close()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def search_page(site, browser):
-    """One page at a time, opened on the home page of the language asked for, its search box open.
+    """A page per language, opened on that language's home page, its search box open.
 
-    (Only the page in front renders search results, so languages take turns.)
+    (Only the page in front renders search results: ``search_for`` brings its page to the front.)
     """
     current = {}
 
     def open_for(language):
         if language not in current:
-            for page in current.values():
-                page.close()
-            current.clear()
             page = browser.new_page()
+            page.add_init_script(KEEP_WORKERS)  # so search_many can start a search worker like the page's
             page.goto(site + ("zh/" if language == "zh" else ""))
             page.click("label.md-search__icon, .md-search__input")
             current[language] = page
@@ -137,7 +135,64 @@ def search_page(site, browser):
 
 
 
-@pytest.fixture(scope="module")
+# Before the page's own scripts run: note the address of the search worker the page starts and the
+# setup message it sends it (the index and its configuration), so search_many can start its own.
+KEEP_WORKERS = """
+(() => {
+    const Original = window.Worker;
+    window.Worker = function (url, ...rest) { window.__searchWorkerUrl = url; return new Original(url, ...rest); };
+    window.Worker.prototype = Original.prototype;
+    const post = Original.prototype.postMessage;
+    Original.prototype.postMessage = function (message, ...rest) {
+        if (message && message.type === 0) window.__searchSetup = message;
+        return post.call(this, message, ...rest);
+    };
+})();
+"""
+
+
+@pytest.fixture(scope="session")
+def search_many():
+    """``search_many(page, queries)``: the result pages for each query, as ``search_for`` reads them.
+
+    The queries go, one after another, to a search worker of the page's own: the same script, set up
+    with the same message as the page's, sent what the search box sends when one types (``{type: 2,
+    data: query}``, prepared by overrides/main.html on the way). The pages are read off each answer
+    in the order the result list shows them. Only the drawing of the list is left out:
+    test_search_browser.py checks that both ways give the same pages.
+    """
+    return search_through_a_worker
+
+
+def search_through_a_worker(page, queries: list[str]) -> list[list[str]]:
+    page.wait_for_function("() => window.__searchSetup !== undefined", polling=50, timeout=60_000)
+    return page.evaluate("""async queries => {
+        if (!window.__ownSearch) {  // started once a page, then asked again
+            const worker = new Worker(window.__searchWorkerUrl);
+            let resolve = null;
+            worker.addEventListener("message", event => resolve && resolve(event.data));
+            const ask = message => new Promise(done => { resolve = done; worker.postMessage(message); });
+            const ready = await ask(window.__searchSetup);
+            if (ready.type !== 1) throw new Error("the search worker did not start: " + JSON.stringify(ready));
+            window.__ownSearch = ask;
+        }
+        const ask = window.__ownSearch;
+        const answers = [];
+        for (const query of queries) {
+            const answer = await ask({type: 2, data: query});
+            const pages = [];
+            for (const item of answer.data.items.flat()) {
+                const url = new URL(item.location, location.href);
+                const page = url.origin + url.pathname;
+                if (!pages.includes(page)) pages.push(page);
+            }
+            answers.push(pages);
+        }
+        return answers;
+    }""", queries)
+
+
+@pytest.fixture(scope="session")
 def search_for():
     """``search_for(page, query)``: the result pages for a query typed into the site's search box."""
     return search
@@ -150,6 +205,7 @@ def search(page, query: str) -> list[str]:
     the box holds ``query``: Material renders a new list for every search. An empty list counts once
     the count line changed, or after 0.8 s (a query with no results after another with none).
     """
+    page.bring_to_front()
     box = page.locator("input.md-search__input")
     page.evaluate("""() => {
         const list = document.querySelector('.md-search-result__list');

@@ -1,4 +1,4 @@
-"""triton_faq.checked(): bounds and race checks on unchanged kernels, run by the interpreter.
+"""triton_checked.checked(): bounds and race checks on unchanged kernels, run by the interpreter.
 
 Correct kernels (masked, 2-D, strided, transposed, atomics, block pointers, shared read-only
 inputs) must pass without a report; each kind of mistake must be reported with the kernel
@@ -6,6 +6,7 @@ line, the argument, the offset, the size or both programs, before memory is touc
 """
 
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -14,7 +15,7 @@ import pytest
 import torch
 
 from triton_faq import backend
-from triton_faq.checking import CheckedModeUnavailable, DataRace, OutOfBounds, checked
+from triton_checked import CheckedModeUnavailable, DataRace, OutOfBounds, checked
 
 import triton
 import triton.language as tl
@@ -131,8 +132,24 @@ def read_neighbour_output(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
     pid = tl.program_id(0)
     offs = pid * BLOCK + tl.arange(0, BLOCK)
     tl.store(y_ptr + offs, tl.load(x_ptr + offs))
-    prev = tl.load(y_ptr + offs - BLOCK, mask=pid > 0, other=0.0)  # what the previous program stored
+    # what the previous program stored (a block mask: Triton 3.9's interpreter refuses the scalar mask pid > 0)
+    prev = tl.load(y_ptr + offs - BLOCK, mask=offs >= BLOCK, other=0.0)
     tl.store(x_ptr + offs, prev)
+
+
+@triton.jit
+def flat_copy(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)  # element i at offset i: right only for a contiguous x
+    tl.store(y_ptr + offs, x, mask=mask)
+
+
+@triton.jit
+def strided_copy(x_ptr, y_ptr, n, stride, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs * stride, mask=mask), mask=mask)
 
 
 def run(kernel, grid, *args, **kwargs):
@@ -159,6 +176,30 @@ def test_2d_kernel_that_uses_the_strides_passes_on_any_layout(layout):
         tile_2d[(triton.cdiv(x.shape[0], 16), triton.cdiv(x.shape[1], 16))](
             x, y, x.shape[0], x.shape[1], *x.stride(), *y.stride(), BR=16, BC=16)
     assert torch.equal(y, x * 2)
+
+
+@pytest.mark.parametrize("layout", ["column slice", "step 2", "transposed", "expanded", "offset slice"])
+def test_a_kernel_that_uses_the_strides_passes_on_views_that_are_not_contiguous(layout):
+    base = torch.randn(12, 8)
+    x = {"column slice": base[:, :3], "step 2": base[::2, ::2], "transposed": base.t(),
+         "expanded": base[3:4].expand(5, 8), "offset slice": base[2:9, 1:6]}[layout]
+    y = torch.full((x.shape[1], x.shape[0]), float("nan")).t()
+    with checked():
+        tile_2d[(triton.cdiv(x.shape[0], 16), triton.cdiv(x.shape[1], 16))](
+            x, y, x.shape[0], x.shape[1], *x.stride(), *y.stride(), BR=16, BC=16)
+    assert torch.equal(y, x * 2)
+
+
+def test_a_flat_kernel_passes_on_a_permuted_contiguous_tensor_and_a_one_dimensional_step():
+    x = torch.randn(6, 5).t()  # every element of its span is its own: a flat walk reads them all
+    y = torch.full((30,), float("nan"))
+    with checked():
+        flat_copy[(1,)](x, y, 30, BLOCK=32)
+    every_other = torch.randn(40)[::2]
+    z = torch.full((20,), float("nan"))
+    with checked():
+        strided_copy[(1,)](every_other, z, 20, 2, BLOCK=32)  # offset i * 2: the view's own elements
+    assert torch.equal(z, every_other)
 
 
 def test_block_pointers_with_boundary_check_pass():
@@ -265,6 +306,58 @@ def test_a_2d_kernel_ignoring_the_strides_is_reported_on_a_transposed_input():
         tile_2d_contiguous_only[(3, 3)](small, y, 48, 40, BR=16, BC=16)
 
 
+# -- exact views: inside the span is not enough ----------------------------------------------------
+
+def test_a_flat_kernel_on_a_column_slice_is_reported_with_the_view_shape_strides_and_nearest_element():
+    x = torch.randn(4, 8)[:, :3]  # 12 elements spread over a span of 27
+    y = torch.full((12,), float("nan"))
+    with checked(), pytest.raises(OutOfBounds) as report:
+        flat_copy[(1,)](x, y, 12, BLOCK=16)
+    message = str(report.value)
+    assert "out-of-bounds load in kernel flat_copy" in message
+    assert "x = tl.load(x_ptr + offs, mask=mask)  # element i at offset i" in message
+    assert ("argument x_ptr: element offset 3 (6 lanes outside the view, offsets 3..11); "
+            "the view's 12 elements lie between offsets 0..26 and 3 falls between them") in message
+    assert "view: shape (4, 3), strides (8, 1) (in elements); nearest element [0, 2] at offset 2" in message
+    assert y.isnan().all()  # raised before anything was stored
+
+
+def test_a_flat_kernel_on_a_step_2_view_is_reported():
+    x = torch.randn(16)[::2]
+    y = torch.full((8,), float("nan"))
+    with checked(), pytest.raises(OutOfBounds) as report:
+        flat_copy[(1,)](x, y, 8, BLOCK=8)
+    message = str(report.value)
+    assert "argument x_ptr: element offset 1 (4 lanes outside the view, offsets 1..7)" in message
+    assert "view: shape (8,), strides (2,) (in elements); nearest element [0] at offset 0" in message
+
+
+def test_allow_base_still_accepts_the_whole_allocation_of_a_column_slice():
+    base = torch.randn(4, 8)
+    y = torch.full((27,), float("nan"))
+    with checked(allow_base=True):
+        flat_copy[(1,)](base[:, :3], y, 27, BLOCK=32)
+    assert torch.equal(y, base.reshape(-1)[:27])
+
+
+def test_a_store_between_the_elements_of_a_step_2_view_is_stopped_before_memory_is_touched():
+    buffer = torch.full((16,), 7.0)
+    with checked(), pytest.raises(OutOfBounds, match=r"(?s)out-of-bounds store .*argument y_ptr: element offset 1 "):
+        flat_copy[(1,)](torch.randn(8), buffer[::2], 8, BLOCK=8)
+    assert torch.equal(buffer, torch.full((16,), 7.0))
+
+
+def test_an_expanded_view_is_read_as_its_elements():
+    row = torch.randn(1, 8)
+    x = row.expand(3, 8)  # stride 0: three rows, one row of memory
+    y = torch.full((8,), float("nan"))
+    with checked():
+        flat_copy[(1,)](x, y, 8, BLOCK=8)  # the first row
+    assert torch.equal(y, row[0])
+    with checked(), pytest.raises(OutOfBounds, match=r"shape \(3, 8\), strides \(0, 1\)"):
+        flat_copy[(1,)](x, torch.zeros(24), 24, BLOCK=32)  # 24 elements of memory it does not have
+
+
 # -- races --------------------------------------------------------------------------------------------
 
 def test_load_add_store_from_every_program_is_reported_as_a_race_with_both_programs():
@@ -367,6 +460,26 @@ def test_command_runs_a_script_unchanged_and_prints_the_report_without_a_traceba
     assert "Traceback" not in result.stderr
 
 
+def test_triton_ships_its_race_detector_gsan_from_3_8_on():
+    """docs/*/debugging/checkers-compared.md#races: triton.experimental.gsan is in Triton 3.8 and later, not before
+    (the version matrix runs this against each release)."""
+    import importlib.util
+
+    version = tuple(int(part) for part in triton.__version__.split(".")[:2])
+    try:
+        ships = importlib.util.find_spec("triton.experimental.gsan") is not None
+    except ModuleNotFoundError:  # no triton.experimental at all (3.2, 3.3)
+        ships = False
+    assert ships == (version >= (3, 8))
+
+
+def test_importing_the_package_changes_nothing():
+    result = subprocess.run([sys.executable, "-c", "import sys, triton_checked; "
+                             "print(sorted(m for m in ('triton', 'numpy', 'torch') if m in sys.modules))"],
+                            capture_output=True, text=True, timeout=60, cwd=os.path.dirname(os.path.dirname(__file__)))
+    assert result.stdout.strip() == "[]", result.stderr
+
+
 def test_a_bad_environment_value_is_one_line(tmp_path):
     result = _run([sys.executable, "-c", "import triton_faq.backend"], {"TRITON_FAQ_CHECKED": "maybe"}, tmp_path)
     assert result.returncode == 1
@@ -374,12 +487,32 @@ def test_a_bad_environment_value_is_one_line(tmp_path):
                                      "use 1 (bounds and races), bounds, or 0")
 
 
-def test_the_pytest_fixture_checks_the_test_body(tmp_path):
-    (tmp_path / "test_fixture.py").write_text(textwrap.dedent("""
+def test_the_package_installs_with_pip_and_works_outside_the_repository(tmp_path):
+    """pip install ./triton_checked; then, from a folder outside the repository: the package, its
+    command (the report without a traceback), and its pytest fixture (loaded by pytest itself, no -p)."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    source, target, work = tmp_path / "triton_checked", tmp_path / "installed", tmp_path / "work"
+    work.mkdir()
+    shutil.copytree(os.path.join(root, "triton_checked"), source,  # a copy: the build leaves no files in the clone
+                    ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps",
+                    "--no-build-isolation", "--no-compile", "--target", str(target), str(source)],
+                   check=True, capture_output=True, text=True, timeout=300)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TRITON_FAQ")}
+    env.update(PYTHONPATH=str(target), TRITON_INTERPRET="1")
+    found = subprocess.run([sys.executable, "-c", "import triton_checked; print(triton_checked.__file__)"],
+                           capture_output=True, text=True, env=env, timeout=60, cwd=work)
+    assert found.stdout.strip() == str(target / "triton_checked" / "__init__.py"), found.stderr
+    (work / "script.py").write_text(SCRIPT)
+    command = subprocess.run([sys.executable, "-m", "triton_checked", "script.py"], capture_output=True, text=True,
+                             env=env, timeout=120, cwd=work)
+    assert command.returncode == 1 and command.stderr.startswith(
+        "triton_checked: OutOfBounds: out-of-bounds load in kernel copy"), command.stderr
+    assert "launched from script.py:9 in <module>" in command.stderr and "Traceback" not in command.stderr
+    (work / "test_fixture.py").write_text(textwrap.dedent("""
         import pytest, torch
-        from triton_faq import backend
         import triton, triton.language as tl
-        from triton_faq.checking import OutOfBounds
+        from triton_checked import OutOfBounds
 
         @triton.jit
         def copy(x_ptr, y_ptr, BLOCK: tl.constexpr):
@@ -390,8 +523,6 @@ def test_the_pytest_fixture_checks_the_test_body(tmp_path):
             with pytest.raises(OutOfBounds, match="element offset 10"):
                 copy[(1,)](torch.randn(10), torch.zeros(16), BLOCK=16)
     """))
-    env = {**os.environ, "TRITON_FAQ_BACKEND": "interpreter"}
-    result = subprocess.run([sys.executable, "-m", "pytest", "-p", "triton_faq.pytest_plugin", "-q",
-                             "-p", "no:cacheprovider", str(tmp_path / "test_fixture.py")],
-                            capture_output=True, text=True, env=env, timeout=120, cwd=tmp_path)
-    assert result.returncode == 0 and "1 passed" in result.stdout, result.stdout + result.stderr
+    tests = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_fixture.py"],
+                           capture_output=True, text=True, env=env, timeout=120, cwd=work)
+    assert tests.returncode == 0 and "1 passed" in tests.stdout, tests.stdout + tests.stderr

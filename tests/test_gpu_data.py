@@ -172,3 +172,163 @@ def test_stored_tables_are_well_formed_and_memory_bound_ones_carry_their_ceiling
         assert "fraction_of_ceiling" in keys and evidence["ceiling_gbps"] > 0, name
         fractions = [row[keys.index("fraction_of_ceiling")] for row in evidence["rows"]]
         assert all(0 < f < 1.5 for f in fractions), f"{name}: implausible fractions of the copy ceiling {fractions}"
+
+
+# -- the checkers compared (data/checkers-compared.json, tooling/checkers_compared.py) ------------------
+
+compared_spec = importlib.util.spec_from_file_location("checkers_compared", ROOT / "tooling" / "checkers_compared.py")
+compared = importlib.util.module_from_spec(compared_spec)
+compared_spec.loader.exec_module(compared)
+
+
+def comparison_stale(root) -> list[str]:
+    """One sentence per run in the comparison's data whose code changed after it was recorded."""
+    path = root / "data" / "checkers-compared.json"
+    if not path.is_file():
+        return []
+    problems = []
+    for machine, result in sorted(json.loads(path.read_text(encoding="utf-8"))["results"].items()):
+        recorded, cpu = result["provenance"], result["provenance"]["gpu"] == "none"
+        if recorded["code_sha256"] != compared.code_hash(cpu, root):
+            where = "" if cpu else " on a CUDA machine with compute-sanitizer"
+            problems.append(f"data/checkers-compared.json is stale for {machine}: tooling/checker_cases.py, "
+                            f"tooling/checkers_compared.py, the snippets they import"
+                            f"{' or triton_checked' if cpu else ''} changed after it was recorded "
+                            f"({recorded['date'][:10]}); run `{recorded['command']}`{where}")
+    return problems
+
+
+def test_the_checker_comparison_is_not_stale():
+    problems = comparison_stale(ROOT)
+    assert not problems, "\n".join(problems)
+
+
+def _comparison_copy(tmp_path):
+    for name in ("tooling", "triton_checked", "snippets"):
+        shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("node_modules", "__pycache__"))
+    return tmp_path, compared.code_hash(True, tmp_path), compared.code_hash(False, tmp_path)
+
+
+def test_editing_a_case_or_a_snippet_makes_both_comparison_runs_stale(tmp_path):
+    root, cpu, gpu = _comparison_copy(tmp_path)
+    _edit(root / "tooling" / "checker_cases.py", "BLOCK=16)", "BLOCK=32)")
+    assert compared.code_hash(True, root) != cpu and compared.code_hash(False, root) != gpu
+    root, cpu, gpu = _comparison_copy(tmp_path / "again")
+    _edit(root / "snippets" / "garbage_values" / "store_race_between_programs.py", "count + 1)", "count + 2)")
+    assert compared.code_hash(True, root) != cpu and compared.code_hash(False, root) != gpu
+
+
+def test_editing_the_checker_makes_only_the_cpu_run_stale(tmp_path):
+    root, cpu, gpu = _comparison_copy(tmp_path)
+    _edit(root / "triton_checked" / "views.py", "TABLE_LIMIT = 1 << 24", "TABLE_LIMIT = 1 << 20")
+    assert compared.code_hash(True, root) != cpu and compared.code_hash(False, root) == gpu
+
+
+def test_a_comment_or_a_docstring_leaves_the_comparison_current(tmp_path):
+    root, cpu, gpu = _comparison_copy(tmp_path)
+    _edit(root / "tooling" / "checker_cases.py", "# element i at offset i", "# element i sits at offset i")
+    _edit(root / "tooling" / "checker_cases.py", "The kernels the checkers are compared on", "The kernels compared")
+    assert (compared.code_hash(True, root), compared.code_hash(False, root)) == (cpu, gpu)
+
+
+def test_a_stale_comparison_names_the_command_that_records_it_again(tmp_path):
+    root, _, _ = _comparison_copy(tmp_path)
+    (root / "data").mkdir()
+    shutil.copy(ROOT / "data" / "checkers-compared.json", root / "data")
+    assert comparison_stale(root) == []
+    _edit(root / "triton_checked" / "checker.py", "SEGMENT_BITS = 44", "SEGMENT_BITS = 45")
+    [problem] = comparison_stale(root)
+    assert problem.startswith("data/checkers-compared.json is stale for CPU: ")
+    assert problem.endswith("; run `python tooling/checkers_compared.py`")
+
+
+def _run_of(machine_is_gpu: bool) -> dict | None:
+    data = json.loads((ROOT / "data" / "checkers-compared.json").read_text(encoding="utf-8"))
+    return next((r for r in data["results"].values() if (r["provenance"]["gpu"] != "none") == machine_is_gpu), None)
+
+
+def test_the_comparison_pages_say_what_the_cpu_run_shows():
+    """The sentences of docs/*/debugging/checkers-compared.md#cpu, against the recorded run."""
+    from tooling.checker_cases import BUGGY, CORRECT
+
+    cases = _run_of(False)["cases"]
+    checked, plain, viz = cases["checked"], cases["interpreter"], cases["triton-viz"]
+    assert all(checked[c]["outcome"] == "reported" for c in BUGGY)
+    assert all(checked[c]["outcome"] == "silent" for c in CORRECT)
+    assert {c: plain[c]["outcome"] for c in BUGGY if plain[c]["outcome"] != "silent"} == {
+        "far-overrun": "crashed", "bad-gather-index": "crashed"}
+    assert {plain[c]["shown"] for c in ("far-overrun", "bad-gather-index")} == {"killed by SIGSEGV"}
+    assert all(plain[c]["outcome"] == "silent" for c in CORRECT)
+    bounds = [c for c in BUGGY if BUGGY[c][0].startswith("out of bounds")]
+    assert all(viz[c]["outcome"] == "reported" for c in bounds + ["column-slice-read-flat"])
+    refused = "ValueError: The address sanitizer only supports contiguously stored tensors for now!"
+    assert sorted(c for c in cases["triton-viz"] if viz[c]["shown"] == refused) == [
+        "step-2-view-read-flat", "tile-on-a-step-2-view", "tile-on-an-expanded-input"]
+    assert viz["racy-counter"]["outcome"] == viz["racy-histogram"]["outcome"] == "silent"
+    accepted = [c for c in CORRECT if viz[c]["shown"] != refused]
+    assert all(viz[c]["outcome"] == "wrong result" for c in accepted)
+    assert viz["atomic-counter"]["shown"] == "AssertionError: the counter is 0, not 64"
+    nan = re.compile(r"AssertionError: (\d+) of \1 output elements are wrong, \1 of them still the NaN")
+    assert all(nan.match(viz[c]["shown"]) for c in accepted if c != "atomic-counter")
+    assert len(BUGGY) == 9 and len(CORRECT) == 7
+
+
+def test_gsan_is_not_in_the_triton_these_runs_use():
+    """The comparison pages: GSan (triton.experimental.gsan) is not in Triton 3.6.0, which requirements.txt pins."""
+    import importlib.util as util
+    from importlib.metadata import version
+
+    pinned = re.search(r"^triton==(\S+)$", (ROOT / "requirements.txt").read_text(), re.MULTILINE).group(1)
+    assert pinned == version("triton") == "3.6.0"
+    assert util.find_spec("triton.experimental") is not None and util.find_spec("triton.experimental.gsan") is None
+
+
+def test_cells_in_both_languages_pipes_and_a_run_without_a_gpu_render():
+    evidence = {"columns": [{"en": "tool", "zh": "工具"}, {"en": "first line", "zh": "第一行"}],
+                "rows": [[{"en": "reported", "zh": "报告"}, "a | b"]]}
+    run = {"provenance": {"gpu": "none", "machine": "CPU: Linux x86_64, 2 cores", "driver": "none", "cuda": "none",
+                          "torch": "2.13.0+cpu", "triton": "3.6.0", "date": "2026-12-01T00:00:00Z",
+                          "command": "python tooling/checkers_compared.py"},
+           "evidence": {"cpu-shown": evidence}}
+    en = hook.fill("<!-- gpu-data: cpu-shown -->", {"results": {"CPU": run}}, "en", "")
+    zh = hook.fill("<!-- gpu-data: cpu-shown -->", {"results": {"CPU": run}}, "zh", "")
+    assert "| reported | a \\| b |" in en and "| 报告 | a \\| b |" in zh
+    assert ("*Run on CPU: Linux x86_64, 2 cores, without a GPU (torch 2.13.0+cpu, Triton 3.6.0) on 2026-12-01 "
+            "by `python tooling/checkers_compared.py`.*") in en
+
+
+def test_a_page_names_the_command_for_each_kind_of_missing_data():
+    commands = {"gpu-*": "python tooling/checkers_compared.py --gpu", "*": "python tooling/checkers_compared.py"}
+    assert "`python tooling/checkers_compared.py --gpu` generates it" in hook.fill(
+        "<!-- gpu-data: gpu-summary -->", None, "en", "", commands)
+    assert "运行 `python tooling/checkers_compared.py` 即可生成" in hook.fill(
+        "<!-- gpu-data: overhead -->", None, "zh", "", commands)
+    with pytest.raises(ValueError, match="no command for the gpu-data 'overhead'"):
+        hook.fill("<!-- gpu-data: overhead -->", None, "en", "", {"gpu-*": "x"})
+
+
+def test_the_comparison_page_shows_a_gpu_run_once_one_is_merged(tmp_path):
+    """With only the CPU run the GPU markers are a visible note; after --merge of a GPU run, its tables."""
+    from tooling.checker_cases import CASES
+
+    path = tmp_path / "checkers-compared.json"
+    compared.merge(path, json.loads((ROOT / "data" / "checkers-compared.json").read_text(encoding="utf-8")))
+    commands = {"gpu-*": "python tooling/checkers_compared.py --gpu", "*": "python tooling/checkers_compared.py"}
+    before = hook.fill("<!-- gpu-data: gpu-summary -->", json.loads(path.read_text()), "en", "", commands)
+    assert before.startswith('!!! warning "Not yet measured"')
+    raw = {tool: {case: {"outcome": "silent", "shown": "", "seconds": 1.0} for case in CASES}
+           for tool in compared.GPU_TOOLS}
+    raw["memcheck-no-cache"]["far-overrun"] = {"outcome": "reported", "shown": "Invalid __global__ read", "seconds": 2.0}
+    provenance = {"gpu": "NVIDIA H200", "driver": "580", "cuda": "12.8", "torch": "2.11", "triton": "3.6.0",
+                  "date": "2026-12-02T00:00:00Z", "command": "python tooling/checkers_compared.py --gpu"}
+    compared.merge(path, {"results": {"NVIDIA H200": {"provenance": provenance, "cases": raw, "seconds": 1.0,
+                                                      "evidence": compared.tables(raw, compared.GPU_TOOLS, "gpu",
+                                                                                  "2025.1.0")}}})
+    data = json.loads(path.read_text())
+    assert set(data["results"]) == {"CPU: Linux x86_64, 2 cores", "NVIDIA H200"}
+    summary = hook.fill("<!-- gpu-data: gpu-summary -->", data, "zh", "", commands)
+    assert "| memcheck，PYTORCH_NO_CUDA_MEMORY_CACHING=1 | 5 个中 1 个 |" in summary
+    assert "NVIDIA GPU；compute-sanitizer 2025.1.0（CUDA toolkit）" in summary and "*测量于 NVIDIA H200（驱动 580" in summary
+    shown = hook.fill("<!-- gpu-data: gpu-shown -->", data, "en", "", commands)
+    assert "| far-overrun | memcheck, PYTORCH_NO_CUDA_MEMORY_CACHING=1 | reported | Invalid __global__ read |" in shown
+    assert hook.fill("<!-- gpu-data: cpu-summary -->", data, "en", "", commands).count("| triton_checked.checked() |") == 1

@@ -1,7 +1,7 @@
 """`mkdocs build --strict` passes, and fails on a broken link or a broken include; what the built site offers."""
 
-import posixpath
-import re
+import html
+import json
 
 import nbformat
 
@@ -43,8 +43,7 @@ def test_the_site_offers_the_file_byte_for_byte_and_a_notebook_with_outputs(buil
         name = entry.snippet.stem
         assert (built_site / "downloads" / f"{relative}.py").read_bytes() == (ROOT / entry.snippet).read_bytes()
         for language, prefix in (("en", ""), ("zh", "zh/")):
-            notebook_page = built_site / prefix / "notebooks" / relative
-            ipynb = notebook_page / f"{name}.ipynb"
+            ipynb = built_site / prefix / "notebooks" / f"{relative}.ipynb"
             book = nbformat.read(ipynb, as_version=4)
             nbformat.validate(book)
             code = [cell for cell in book.cells if cell.cell_type == "code"]
@@ -52,24 +51,46 @@ def test_the_site_offers_the_file_byte_for_byte_and_a_notebook_with_outputs(buil
             printed = "".join(o.get("text", "") for o in code[-1].outputs if o.get("name") == "stdout")
             assert printed.strip(), (entry.id, "main() shows no output in the notebook")
             assert not any(o.get("name") == "stderr" for cell in code for o in cell.outputs), entry.id
-            assert f'href="{name}.ipynb" download=' in (notebook_page / "index.html").read_text(encoding="utf-8")
+            shown = (built_site / prefix / "notebooks" / relative / "index.html").read_text(encoding="utf-8")
+            assert f'href="../{name}.ipynb"' in shown and f'download="{name}.ipynb"' in shown, (entry.id, language)
+            assert html.escape(printed.strip().splitlines()[-1], quote=False) in shown, (entry.id, language)
             page = (built_site / prefix / entry.name / "index.html").read_text(encoding="utf-8")
             depth = "../" * (entry.name.count("/") + 1)
             assert f'href="{depth}{"../" if prefix else ""}downloads/{relative}.py"' in page, (entry.id, language)
             assert f'href="{depth}notebooks/{relative}/"' in page, (entry.id, language)
 
 
-def test_notebook_pages_link_one_shared_stylesheet_instead_of_inlining_it(built_site):
-    css = built_site / "assets" / "notebook.css"
-    assert css.is_file() and css.stat().st_size > 500_000  # mkdocs-jupyter's index.css, once
-    pages = [*built_site.glob("notebooks/**/index.html"), *built_site.glob("zh/notebooks/**/index.html")]
-    assert len(pages) == 2 * len(ENTRIES)
-    for page in pages:
-        html = page.read_text(encoding="utf-8")
-        styles = [len(style) for style in re.findall(r"<style\b[^>]*>(.*?)</style>", html, re.DOTALL)]
-        assert max(styles, default=0) < 20_000, (page, styles)
-        href = posixpath.relpath("assets/notebook.css", page.parent.relative_to(built_site).as_posix())
-        assert f'<link rel="stylesheet" href="{href}">' in html, page
-        assert (page.parent / href).resolve() == css.resolve()
+def test_a_notebook_page_shows_every_cell_and_its_output_and_stays_out_of_search(built_site):
+    entry = next(entry for entry in ENTRIES if entry.name == PAGE)
+    relative = entry.snippet.relative_to("snippets").with_suffix("").as_posix()
+    book = nbformat.read(built_site / "notebooks" / f"{relative}.ipynb", as_version=4)
+    shown = (built_site / "notebooks" / relative / "index.html").read_text(encoding="utf-8")
+    code = [cell for cell in book.cells if cell.cell_type == "code"]
+    outputs = [o for cell in code for o in cell.outputs]
+    assert outputs and shown.count('<span class="filename">Output</span>') == len(outputs)
+    assert shown.count('<div class="highlight">') == len(code) + len(outputs)  # each cell, then what it printed
+    assert '<span class="kn">import</span>' in shown  # Python, highlighted as on an entry page
+    assert 'href="../../../garbage-values/masked-load-without-other/"' in shown  # back to the entry
+    for language, prefix in (("en", ""), ("zh", "zh/")):
+        index = json.loads((built_site / prefix / "search" / "search_index.json").read_text(encoding="utf-8"))
+        assert index["docs"] and not any("notebooks/" in doc["location"] for doc in index["docs"]), language
 
 
+def test_the_shared_build_starts_on_a_whole_suite_run_only():
+    """`make test` (`pytest -n 2 --dist loadfile`) starts it; naming a file, a worker, or a GPU run does not."""
+    import types
+
+    import pytest
+
+    from conftest import builds_in_background
+
+    def config(source, worker=False, gpu=False):
+        made = types.SimpleNamespace(args_source=source, getoption=lambda name, default=None: gpu)
+        if worker:
+            made.workerinput = {}
+        return made
+
+    assert builds_in_background(config(pytest.Config.ArgsSource.TESTPATHS))
+    assert not builds_in_background(config(pytest.Config.ArgsSource.ARGS))
+    assert not builds_in_background(config(pytest.Config.ArgsSource.TESTPATHS, worker=True))
+    assert not builds_in_background(config(pytest.Config.ArgsSource.TESTPATHS, gpu=True))

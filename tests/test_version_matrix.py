@@ -92,3 +92,20 @@ def test_every_entry_page_gets_the_section_in_its_language():
     assert f"`{next(iter(data['entries'][entry.id]['tests']))}`" in en
     missing = hook.render({"entries": {}}, "TP999", "en")
     assert "run `triton-faq matrix --only TP999`" in missing
+
+
+def test_the_checked_interpreter_page_gets_its_tests_verdicts_in_its_language():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("version_matrix_hook", ROOT / "hooks" / "version_matrix.py")
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    data = matrix.read(ROOT)
+    en, zh = hook.render_checker(data, "en"), hook.render_checker(data, "zh")
+    assert en.startswith("The checked interpreter's tests were run against each Triton release from 3.2")
+    assert zh.startswith("带检查的解释器自身的测试在 Triton 3.2")
+    assert all(f"| `{name}` |" in en for name in data["checker"]["tests"])
+    assert "run `triton-faq matrix --only checker`" in hook.render_checker({"entries": {}}, "en")
+    page = "??? info\n    <!-- version-matrix: checker -->\n"
+    rendered = hook.CHECKER.sub(lambda m: hook.indented_like(m, hook.render_checker(data, "en")), page)
+    assert all(line.startswith("    ") for line in rendered.splitlines()[1:] if line)

@@ -83,9 +83,9 @@ def describe() -> str:
 
 
 if os.environ.get("TRITON_FAQ_CHECKED", "").strip():
-    from .checking import CheckedModeUnavailable, from_environment
+    from triton_checked import CheckedModeUnavailable, from_environment
 
     try:
-        from_environment()
+        from_environment(variable="TRITON_FAQ_CHECKED")
     except CheckedModeUnavailable as error:  # a clear line, not a traceback
         raise SystemExit(f"triton-faq: {error}") from None

@@ -49,7 +49,8 @@ def main(argv: list[str] | None = None) -> int:
     commands.add_parser("parity", help="compare the English and Chinese pages")
     matrix = commands.add_parser("matrix", help="run the interpreter tests against every Triton release from 3.2 "
                                                 "and record where each claim holds (data/version-matrix.json)")
-    matrix.add_argument("--only", metavar="ENTRY", help="one entry: an ID (TP001) or topic/question")
+    matrix.add_argument("--only", metavar="ENTRY", help="one entry: an ID (TP001) or topic/question; `checker`: the "
+                                                        "checked interpreter's tests alone")
     matrix.add_argument("--versions", help="comma-separated Triton versions (default: newest patch of each "
                                            "minor release from 3.2 on PyPI)")
     checked = commands.add_parser("checked", help="run a Python script with every kernel bounds- and race-checked "
@@ -115,31 +116,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run_checked(args) -> int:
-    """Run a script as ``__main__`` with TRITON_FAQ_CHECKED set, on the interpreter."""
-    import os
-    import runpy
-    from pathlib import Path
+    """``python -m triton_checked`` under another name: the script runs on the interpreter, checked."""
+    from triton_checked.__main__ import main
 
-    if not Path(args.script).is_file():
-        print(f"triton-faq checked: no such script: {args.script}", file=sys.stderr)
-        return 1
-    if "triton" in sys.modules:
-        print("triton-faq checked: triton was imported before the checks could be set up", file=sys.stderr)
-        return 1
-    os.environ["TRITON_FAQ_BACKEND"] = "interpreter"
-    os.environ["TRITON_FAQ_CHECKED"] = "bounds" if args.bounds_only else "1"
-    from . import backend  # noqa: F401  (picks the interpreter and turns the checks on)
-    from .checking import DataRace, OutOfBounds, launched_from
-
-    sys.argv = [args.script, *args.script_args]
-    sys.path.insert(0, str(Path(args.script).resolve().parent))
-    try:
-        runpy.run_path(args.script, run_name="__main__")
-    except (OutOfBounds, DataRace) as report:
-        print(f"triton-faq checked: {type(report).__name__}: {report}\n  launched from {launched_from(report)}",
-              file=sys.stderr)
-        return 1
-    return 0
+    return main([*(["--bounds-only"] if args.bounds_only else []), args.script, *args.script_args],
+                prog="triton-faq checked")
 
 
 def run_explain(args) -> int:

@@ -135,7 +135,9 @@ def rank(text: str, root: Path) -> list[Match]:
         overlap = sum(weight[t] for t in shared) / total
         similarity = max((difflib.SequenceMatcher(None, line.lower(), target.lower()).ratio()
                           for line in lines for target in profiles[entry.id]), default=0.0)
-        best = max(overlap, similarity)
+        # a text worded like one of the entry's lines counts, but not over the words it shares with
+        # the entry: "works in the interpreter but ... on the GPU" is said of many entries
+        best = overlap if overlap >= similarity else (2 * overlap + similarity) / 3
         if best >= FUZZY_THRESHOLD and shared:
             matches.append(Match(entry, best))
     return sorted(matches, key=lambda m: -m.score)[:3]

@@ -15,7 +15,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "en": {
         # hooks/checked_report.py
         "checked_report.caption": "Printed by `{name}()` in `{snippet}`, run under Triton's interpreter with "
-                                  "`triton_faq.checked()` when this page was built.",
+                                  "`triton_checked.checked()` when this page was built.",
         # hooks/claimed_errors.py
         "claimed_errors.title": "Error messages this entry answers:",
         "claimed_errors.in_parentheses": " ({where})",
@@ -34,6 +34,8 @@ STRINGS: dict[str, dict[str, str]] = {
                            "interpreter.",
         "downloads.download_notebook": "Download {name}",
         "downloads.back": "Back to the entry",
+        "downloads.output": "Output",
+        "downloads.errors": "Error output",
         # hooks/error_index.py
         "error_index.group.compile": "At compile time",
         "error_index.group.launch": "At launch",
@@ -44,9 +46,12 @@ STRINGS: dict[str, dict[str, str]] = {
         # hooks/gpu_data.py
         "gpu_data.caption": "Measured on {gpu} (driver {driver}, CUDA {cuda}, torch {torch}, Triton {triton}) "
                             "on {day} by `{command}`.",
+        "gpu_data.caption_cpu": "Run on {machine}, without a GPU (torch {torch}, Triton {triton}) on {day} by "
+                                "`{command}`.",
         "gpu_data.missing_title": "Not yet measured",
         "gpu_data.missing": "No GPU data for `{name}` yet. On a machine with an NVIDIA GPU, run "
                             "`make bench ONLY={id}` to generate it.",
+        "gpu_data.missing_command": "No data for `{name}` yet: `{command}` generates it.",
         "gpu_data.yes": "yes",
         "gpu_data.no": "no",
         # hooks/gpu_test_runs.py
@@ -86,6 +91,11 @@ STRINGS: dict[str, dict[str, str]] = {
         "version_matrix.import": "On {versions} the entry's code does not import: `{error}`",
         "version_matrix.missing": "This entry has not been run against other Triton versions yet: run "
                                   "`{command} --only {id}`.",
+        "version_matrix.checker_intro": "The checked interpreter's tests were run against each Triton release from "
+                                        "{first} to {last} ({versions}) on {day} ({backend}; Python {python}, torch "
+                                        "{torch}). `{command}` runs them again.",
+        "version_matrix.checker_missing": "The checked interpreter's tests have not been run against other Triton "
+                                          "versions yet: run `{command}`.",
         # triton_faq/matrix.py: one claim's verdict across the Triton versions
         "matrix.verdict.all": "holds on {span}",
         "matrix.verdict.since": "changed in {first}: holds on {span}",
@@ -133,7 +143,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "zh": {
         # hooks/checked_report.py
         "checked_report.caption": "以上由 `{snippet}` 中的 `{name}()` 输出：构建本页时在 Triton 解释器中用 "
-                                  "`triton_faq.checked()` 运行得到。",
+                                  "`triton_checked.checked()` 运行得到。",
         # hooks/claimed_errors.py
         "claimed_errors.title": "本条目解答的报错信息：",
         "claimed_errors.in_parentheses": "（{where}）",
@@ -151,6 +161,8 @@ STRINGS: dict[str, dict[str, str]] = {
                            "Triton 的 CPU 解释器。显示的输出来自在解释器上的一次实际运行。",
         "downloads.download_notebook": "下载 {name}",
         "downloads.back": "返回条目页面",
+        "downloads.output": "输出",
+        "downloads.errors": "错误输出",
         # hooks/error_index.py
         "error_index.group.compile": "编译时",
         "error_index.group.launch": "启动（launch）时",
@@ -161,8 +173,10 @@ STRINGS: dict[str, dict[str, str]] = {
         # hooks/gpu_data.py
         "gpu_data.caption": "测量于 {gpu}（驱动 {driver}，CUDA {cuda}，torch {torch}，Triton {triton}），{day}，"
                             "命令 `{command}`。",
+        "gpu_data.caption_cpu": "运行于 {machine}，无 GPU（torch {torch}，Triton {triton}），{day}，命令 `{command}`。",
         "gpu_data.missing_title": "尚未测量",
         "gpu_data.missing": "`{name}` 还没有 GPU 数据。在有 NVIDIA GPU 的机器上运行 `make bench ONLY={id}` 即可生成。",
+        "gpu_data.missing_command": "`{name}` 还没有数据：运行 `{command}` 即可生成。",
         "gpu_data.yes": "是",
         "gpu_data.no": "否",
         # hooks/gpu_test_runs.py
@@ -197,6 +211,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "version_matrix.result": "结果",
         "version_matrix.import": "在 {versions} 上本条目的代码无法导入：`{error}`",
         "version_matrix.missing": "本条目还没有在其他 Triton 版本上跑过：运行 `{command} --only {id}`。",
+        "version_matrix.checker_intro": "带检查的解释器自身的测试在 Triton {first} 到 {last} 的每个版本（{versions}）上"
+                                        "跑过，日期 {day}（{backend}；Python {python}，torch {torch}）。重新运行：`{command}`。",
+        "version_matrix.checker_missing": "带检查的解释器的测试还没有在其他 Triton 版本上跑过：运行 `{command}`。",
         # triton_faq/matrix.py: one claim's verdict across the Triton versions
         "matrix.verdict.all": "在 {span} 上成立",
         "matrix.verdict.since": "{first} 起有变化：在 {span} 上成立",

@@ -31,7 +31,8 @@ from .entries import ROOT, find, load, proof_hash
 
 DATA = Path("data") / "version-matrix.json"
 CACHE = Path(".cache") / "matrix"
-CHECKER_FILES = (Path("triton_faq") / "checking.py", Path("tests") / "test_checked.py")
+CHECKER_FILES = (Path("triton_checked") / "checker.py", Path("triton_checked") / "views.py",
+                 Path("tests") / "test_checked.py")
 OLDEST = (3, 2)
 COMMAND = "triton-faq matrix"
 
@@ -124,7 +125,10 @@ def _fold(outcomes: dict[str, str]) -> dict[str, dict[str, str]]:
 def run(root: Path = ROOT, versions: list[str] | None = None, only: str | None = None) -> int:
     started = time.monotonic()
     entries = load(root)
-    if only:
+    checker_only = only == "checker"  # the checked interpreter's tests alone
+    if checker_only:
+        entries = []
+    elif only:
         entry = find(only, root)
         if entry is None:
             print(f"triton-faq matrix: no entry {only!r}", file=sys.stderr)
@@ -135,8 +139,8 @@ def run(root: Path = ROOT, versions: list[str] | None = None, only: str | None =
         if not versions:
             raise MatrixError("no Triton release from 3.2 on has a wheel for this Python")
         paths = [entry.proof.as_posix() for entry in entries]
-        if not only:
-            paths.append(CHECKER_FILES[1].as_posix())
+        if not only or checker_only:
+            paths.append(CHECKER_FILES[-1].as_posix())
         results, walls, collect_errors = {}, {}, {}
         for version in versions:
             print(f"triton {version}: installing", flush=True)
@@ -174,9 +178,10 @@ def run(root: Path = ROOT, versions: list[str] | None = None, only: str | None =
             "tests": {name: {v: results[v].get(key, {}).get(name, "not collected") for v in versions}
                       for name in tests},
         }
-    if not only:
-        key = CHECKER_FILES[1].as_posix()
+    if not only or checker_only:
+        key = CHECKER_FILES[-1].as_posix()
         data["checker"] = {
+            "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
             "code_hash": checker_hash(root),
             "tests": {name: {v: results[v].get(key, {}).get(name, "not collected") for v in versions}
                       for name in sorted({n for v in versions for n in results[v].get(key, {})})},

@@ -46,7 +46,7 @@ def report(snippet: str, function: str, root: Path = ROOT, uses: tuple[str, ...]
     path = root / snippet
     if not path.is_file():
         raise ReportError(f"{snippet} does not exist")
-    checker = (Path(__file__).parent / "checking.py").read_bytes()
+    checker = b"".join(path.read_bytes() for path in sorted((root / "triton_checked").glob("*.py")))
     used = b"".join((root / name).read_bytes() for name in uses if (root / name).is_file())
     key = hashlib.sha256(path.read_bytes() + used + checker + function.encode() + _triton_version().encode()).hexdigest()[:24]
     cached = CACHE / f"{key}.txt"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import torch
 
 from .backend import DEVICE
+from .fresh import in_fresh_process  # noqa: F401  (the proofs import it from here)
 
 POISON = float("nan")
 
@@ -36,34 +37,28 @@ def assert_matches_float64(actual: torch.Tensor, reference: torch.Tensor, rtol: 
     assert error / scale <= rtol, f"relative error {float(error / scale):.3e} > {rtol:.1e}"
 
 
-def in_fresh_process(snippet, function: str, calls: list[tuple]) -> list[dict]:
-    """Call ``function`` of ``snippet`` once per argument tuple, in one new Python process.
+def triton_language_restorer():
+    """A function that puts ``triton.language`` back as it is now (call this before any kernel runs).
 
-    For code that must not share a process with interpreted kernels: the interpreter patches
-    ``triton.language`` in place, which breaks Triton's real compiler later in the same process.
-    Each result is ``{"value": ...}`` (JSON-able; sets become sorted lists) or
-    ``{"error": "<exception class>", "message": "<text>"}``.
+    Triton 3.6's interpreter patches ``triton.language`` in place on every launch and undoes that
+    when the grid finishes, except for the patches a nested ``@triton.jit`` call makes (``tl.sum``,
+    ``tl.max``, any helper): those stay, and Triton's real compiler later in the same process then
+    fails with errors such as ``'ir.value' object has no attribute 'dtype'``. The test suite calls the
+    returned function before every test, so no test depends on which file ran before it in its worker.
     """
-    import json
-    import subprocess
-    import sys
+    import triton.language as tl
 
-    program = (
-        "import json, runpy, sys\n"
-        "namespace = runpy.run_path(sys.argv[1])\n"
-        "results = []\n"
-        "for args in json.loads(sys.argv[3]):\n"
-        "    try:\n"
-        "        value = namespace[sys.argv[2]](*args)\n"
-        "        results.append({'value': sorted(value) if isinstance(value, set) else value})\n"
-        "    except Exception as error:\n"
-        "        results.append({'error': type(error).__name__, 'message': str(error)})\n"
-        "print(json.dumps(results))\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", program, str(snippet), function, json.dumps(calls)],
-        capture_output=True, text=True, timeout=300,
-    )
-    if done.returncode != 0:
-        raise RuntimeError(f"fresh process for {function} failed:\n{done.stderr}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    names = ("tensor", "dtype", "tensor_descriptor_base")  # the last one is Triton 3.4's and later's
+    owners = [tl, tl.core, tl.math, *(getattr(tl.core, name) for name in names if hasattr(tl.core, name))]
+    saved = [(owner, dict(vars(owner))) for owner in owners]
+
+    def restore() -> None:
+        for owner, attributes in saved:
+            current = vars(owner)
+            for name in [name for name in current if name not in attributes]:
+                delattr(owner, name)
+            for name, value in attributes.items():
+                if current.get(name, value) is not value or name not in current:
+                    setattr(owner, name, value)
+
+    return restore

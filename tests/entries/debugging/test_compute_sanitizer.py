@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-import triton_faq
+import triton_checked
 from snippets.debugging import compute_sanitizer as entry
 from triton_faq.testing import assert_matches_float64, fresh_randn, poisoned
 
@@ -43,8 +43,8 @@ def test_masked_sum_matches_float64(n):
 @pytest.mark.interpreter
 def test_checked_reports_the_wrong_stride_where_it_leaves_the_view():
     x = entry.rows_of_a_buffer()
-    with pytest.raises(triton_faq.OutOfBounds) as raised:
-        with triton_faq.checked():
+    with pytest.raises(triton_checked.OutOfBounds) as raised:
+        with triton_checked.checked():
             entry.row_sums_wrong_stride(x, poisoned(entry.ROWS))
     report = str(raised.value)
     assert "out-of-bounds load in kernel row_sums at " in report

@@ -1,10 +1,7 @@
 """TP014's claims, one test each: snippets/debugging/device_assert.py."""
 
 import inspect
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest

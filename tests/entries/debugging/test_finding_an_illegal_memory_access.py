@@ -16,11 +16,10 @@ from pathlib import Path
 import pytest
 import torch
 
-import triton_faq
+import triton_checked
 from snippets.debugging import finding_an_illegal_memory_access as entry
 from triton_faq import backend
 from triton_faq.backend import DEVICE
-from triton_faq.checking import launched_from
 from triton_faq.testing import assert_matches_float64, fresh_randn, poisoned
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -77,14 +76,14 @@ def test_the_kernel_writes_every_output_element():
 
 # ---------------------------------------------------------------- on the interpreter
 def workflow_checked() -> str:
-    """The same program under triton_faq.checked() on the interpreter: a report, not a crash."""
+    """The same program under triton_checked.checked() on the interpreter: a report, not a crash."""
     table = torch.randn(entry.N_ROWS, entry.D, device=DEVICE)
     idx = torch.tensor([3, 1, entry.BAD_INDEX, 7], device=DEVICE)
     try:
-        with triton_faq.checked():
+        with triton_checked.checked():
             entry.embed(table, idx)
-    except triton_faq.OutOfBounds as report:  # raised before the bad read
-        return f"{report}\n  launched from {launched_from(report)}"
+    except triton_checked.OutOfBounds as report:  # raised before the bad read
+        return f"{report}\n  launched from {triton_checked.launched_from(report)}"
     raise AssertionError("the bad read was not reported")
 
 

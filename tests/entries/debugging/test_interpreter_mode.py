@@ -16,7 +16,7 @@ import triton.testing
 from triton.compiler.errors import CompilationError
 from triton.runtime.errors import InterpreterError
 
-import triton_faq
+import triton_checked
 from snippets.debugging import interpreter_mode as entry
 from triton_faq.backend import DEVICE
 from triton_faq.testing import assert_matches_float64, fresh_randn, poisoned
@@ -212,13 +212,13 @@ def autotune_without_a_gpu():
 
 # The function the page's checked-report marker shows.
 def missed_overrun_checked() -> str:
-    """The same unmasked copy under triton_faq.checked(): the traceback the advice promises."""
+    """The same unmasked copy under triton_checked.checked(): the traceback the advice promises."""
     x, _ = entry.neighbours(n=4, block=8, sentinel=-7.0)
     out = torch.zeros(8, device=DEVICE)
     try:
-        with triton_faq.checked():
+        with triton_checked.checked():
             entry.copy_without_mask[(1,)](x, out, 4, BLOCK=8)
-    except triton_faq.OutOfBounds as report:
+    except triton_checked.OutOfBounds as report:
         return str(report)
     raise AssertionError("the overrun was not reported")
 

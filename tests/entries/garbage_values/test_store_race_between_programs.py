@@ -10,7 +10,7 @@ import torch
 import triton
 import triton.language as tl
 
-import triton_faq
+import triton_checked
 from snippets.garbage_values import store_race_between_programs as entry
 from triton_faq.testing import assert_matches_float64, fresh_randn
 
@@ -119,12 +119,12 @@ def test_interpreter_atomic_float_sum_is_repeatable():
 
 # ---------------------------------------------------------------- the checked interpreter
 def racy_counter_report() -> str:
-    """The racy counter under triton_faq.checked(): which programs collide, and where."""
+    """The racy counter under triton_checked.checked(): which programs collide, and where."""
     counter = torch.zeros(1, dtype=torch.int32, device=DEVICE)
     try:
-        with triton_faq.checked():
+        with triton_checked.checked():
             entry.count_racy[(4,)](counter)
-    except triton_faq.DataRace as report:
+    except triton_checked.DataRace as report:
         return str(report)
     raise AssertionError("the race was not reported")
 
@@ -141,15 +141,15 @@ def test_checked_reports_the_racy_counter_with_both_programs_and_lines():
 @pytest.mark.interpreter
 def test_checked_reports_the_racy_histogram():
     x = random_bins(64, 4)
-    with pytest.raises(triton_faq.DataRace, match="kernel histogram_racy on argument bins_ptr"):
-        with triton_faq.checked():
+    with pytest.raises(triton_checked.DataRace, match="kernel histogram_racy on argument bins_ptr"):
+        with triton_checked.checked():
             entry.histogram(entry.histogram_racy, x, 4, 16)
 
 
 @pytest.mark.interpreter
 def test_checked_accepts_the_fixes():
     x = random_bins(64, 4)
-    with triton_faq.checked():
+    with triton_checked.checked():
         assert entry.count(entry.count_atomic, 50) == 50
         assert entry.histogram(entry.histogram_atomic, x, 4, 16) == torch.bincount(x.cpu(), minlength=4).tolist()
         assert entry.count_two_pass(50) == 50

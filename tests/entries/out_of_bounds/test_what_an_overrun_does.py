@@ -12,7 +12,7 @@ import signal
 import pytest
 import torch
 
-import triton_faq
+import triton_checked
 from triton_faq.backend import DEVICE  # picks the backend before the reader's file loads Triton
 from snippets.out_of_bounds import what_an_overrun_does as entry
 
@@ -86,15 +86,15 @@ def test_cuda_launch_blocking_reports_it_at_the_launch_line():
     assert CUDA_ERROR.search(child.stdout), child.stdout
 
 
-# The checked interpreter (triton_faq.checked()): the same overrun as a report instead of a crash.
+# The checked interpreter (triton_checked.checked()): the same overrun as a report instead of a crash.
 def overrun_checked(offset: int) -> str:
-    """The overrun under triton_faq.checked(): the report, raised before the read."""
+    """The overrun under triton_checked.checked(): the report, raised before the read."""
     x = torch.arange(entry.BLOCK, dtype=torch.float32, device=DEVICE)
     out = torch.zeros(entry.BLOCK, device=DEVICE)
     try:
-        with triton_faq.checked():
+        with triton_checked.checked():
             entry.copy_at[(1,)](x, out, offset, BLOCK=entry.BLOCK)
-    except triton_faq.OutOfBounds as report:  # an IndexError
+    except triton_checked.OutOfBounds as report:  # an IndexError
         return str(report)
     raise AssertionError("the overrun was not reported")
 

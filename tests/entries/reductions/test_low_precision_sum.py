@@ -3,8 +3,6 @@
 import inspect
 import os
 import re
-import subprocess
-import sys
 import tempfile
 import warnings
 from pathlib import Path
@@ -15,7 +13,7 @@ import triton
 import triton.language as tl
 
 from snippets.reductions import low_precision_sum as entry
-from triton_faq.testing import assert_matches_float64, fresh_randn, poisoned
+from triton_faq.testing import assert_matches_float64, fresh_randn, in_fresh_process, poisoned
 
 ROOT = Path(__file__).resolve().parents[3]
 READERS_FILE = ROOT / "snippets" / "reductions" / "low_precision_sum.py"
@@ -147,37 +145,27 @@ def test_fix_on_the_all_ones_input_is_exact():
 
 # a float16 accumulator plus a float32 sum
 
-# A fresh process: an interpreted kernel patches triton.language in place, and Triton's own @jit
-# helpers (tl.sum is one) are interpreted functions when triton is imported with TRITON_INTERPRET=1;
-# so the child imports triton before the reader's file may set it, then compiles for sm_90 (no GPU).
-COMPILE_MIXED = """
-import os, runpy, sys
-interpret = os.environ.pop("TRITON_INTERPRET", None)
-import triton
-from triton.backends.compiler import GPUTarget
-from triton.compiler import ASTSource
-from triton.runtime.jit import JITFunction
-if interpret is not None:
-    os.environ["TRITON_INTERPRET"] = interpret
-entry = runpy.run_path(sys.argv[1])
-fn = JITFunction(entry["running_sum_mixed"].fn)  # a compilable object, also where kernels are interpreted
-signature = {"x_ptr": "*fp16", "out_ptr": "*fp32", "n": "i32", "BLOCK": "constexpr"}
-try:
-    triton.compile(ASTSource(fn, signature, {"BLOCK": 64}), target=GPUTarget("cuda", 90, 32))
-    print("compiled")
-except Exception as error:
-    print(f"{type(error).__name__}: {error}")
-"""
+def compile_mixed(_=None) -> str:
+    """running_sum_mixed compiled for sm_90 (no GPU needed), in a new empty kernel cache; run by
+    `compile_mixed_in_fresh_process` in a process where no kernel ran, with Triton imported before
+    TRITON_INTERPRET=1 applies (tl.sum is one of Triton's own @jit helpers: it must stay compilable)."""
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+    from triton.runtime.jit import JITFunction
+
+    os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp()
+    fn = JITFunction(entry.running_sum_mixed.fn)  # a compilable object, also where kernels are interpreted
+    signature = {"x_ptr": "*fp16", "out_ptr": "*fp32", "n": "i32", "BLOCK": "constexpr"}
+    try:
+        triton.compile(ASTSource(fn, signature, {"BLOCK": 64}), target=GPUTarget("cuda", 90, 32))
+        return "compiled"
+    except Exception as error:
+        return f"{type(error).__name__}: {error}"
 
 
 def compile_mixed_in_fresh_process() -> str:
-    env = {**os.environ, "TRITON_CACHE_DIR": tempfile.mkdtemp(),
-           "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)}
-    done = subprocess.run([sys.executable, "-c", COMPILE_MIXED, str(READERS_FILE)], capture_output=True,
-                          text=True, timeout=300, env=env)
-    if done.returncode != 0:
-        raise RuntimeError(f"the compile process failed:\n{done.stderr}")
-    return done.stdout
+    [result] = in_fresh_process(Path(__file__), "compile_mixed", [()], compile_ready=True)
+    return result["value"]
 
 
 def reproduce_loop_carried_type_change() -> str:

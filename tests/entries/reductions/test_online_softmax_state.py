@@ -13,6 +13,7 @@ import torch
 import triton
 
 from snippets.reductions import online_softmax_state as entry
+from triton_faq.fresh import run_python_once
 from triton_faq.testing import assert_matches_float64, fresh_randn
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -71,7 +72,7 @@ def numpy_2_4_folder() -> Path:
     partial = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".numpy-{NUMPY_2_4}."))
     try:
         done = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                               "--no-deps", "--target", str(partial), f"numpy=={NUMPY_2_4}"],
+                               "--no-deps", "--no-compile", "--target", str(partial), f"numpy=={NUMPY_2_4}"],
                               capture_output=True, text=True, timeout=300)
     except subprocess.TimeoutExpired:
         done = None
@@ -98,11 +99,12 @@ print("max abs error", (y.double() - torch.softmax(x.double(), dim=1)).abs().max
 
 
 def run_child(code: str, numpy_folder: Path | None, *args: str) -> subprocess.CompletedProcess:
-    """Run ``code`` in a new interpreter process, with ``numpy_folder`` (if any) first on its path."""
+    """Run ``code`` in a new interpreter process, with ``numpy_folder`` (if any) first on its path (once a
+    test run: the reproducer and the test ask for the same run)."""
     triton_folder = Path(triton.__file__).resolve().parents[1]  # the Triton under test, also in the matrix
     path = [str(p) for p in (numpy_folder, triton_folder, ROOT) if p is not None]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(path), "TRITON_INTERPRET": "1", "PYTHONDONTWRITEBYTECODE": "1"}
-    return subprocess.run([sys.executable, "-c", code, *args], env=env, capture_output=True, text=True, timeout=300)
+    return run_python_once(["-c", code, *args], env)
 
 
 def reproduce_runtime_bound_on_the_interpreter() -> str:

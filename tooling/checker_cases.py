@@ -1,0 +1,185 @@
+"""The kernels the checkers are compared on: buggy ones, each with the bug it has, and correct ones.
+
+Most come from the handbook's entries (their reader's files, unchanged); the view cases are
+written here. Each case is a function that launches its kernel(s) on ``DEVICE`` and, for a
+correct case, asserts the result, saying how many output elements are wrong. Imported only in
+the child process that runs one case, after the tool under test has been set up
+(``tooling/checkers_compared.py``). The page docs/en/debugging/checked-interpreter.md shows the
+sections ``flat-copy``, ``tile-2d`` and ``column-slice-read-flat``.
+"""
+
+import os
+
+import torch
+
+import triton
+import triton.language as tl
+
+DEVICE = "cpu" if os.environ.get("TRITON_INTERPRET") == "1" else "cuda"
+
+from snippets.debugging import compute_sanitizer as tp015  # noqa: E402
+from snippets.debugging import finding_an_illegal_memory_access as tp023  # noqa: E402
+from snippets.debugging import interpreter_mode as tp012  # noqa: E402
+from snippets.garbage_values import store_race_between_programs as tp005  # noqa: E402
+from snippets.out_of_bounds import what_an_overrun_does as tp004  # noqa: E402
+
+
+# --8<-- [start:flat-copy]
+@triton.jit
+def flat_copy(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=mask), mask=mask)  # element i at offset i
+# --8<-- [end:flat-copy]
+
+
+# --8<-- [start:tile-2d]
+@triton.jit
+def tile_2d(x_ptr, y_ptr, rows, cols, sxr, sxc, syr, syc, BR: tl.constexpr, BC: tl.constexpr):
+    r = tl.program_id(0) * BR + tl.arange(0, BR)[:, None]
+    c = tl.program_id(1) * BC + tl.arange(0, BC)[None, :]
+    mask = (r < rows) & (c < cols)
+    tl.store(y_ptr + r * syr + c * syc, tl.load(x_ptr + r * sxr + c * sxc, mask=mask) * 2, mask=mask)
+# --8<-- [end:tile-2d]
+
+
+def _sync():
+    if DEVICE == "cuda":
+        torch.cuda.synchronize()
+
+
+def _expect(out, expected):
+    """Assert ``out`` (filled with NaN before the launch) equals ``expected``; say how much is wrong."""
+    _sync()
+    wrong = int((out != expected).sum())
+    assert wrong == 0, (f"{wrong} of {out.numel()} output elements are wrong, "
+                        f"{int(out.isnan().sum())} of them still the NaN the output was filled with")
+
+
+# -- buggy ---------------------------------------------------------------------------------------
+
+def tail_overrun():
+    """TP012: an unmasked copy of 8 lanes from a 4-element tensor (the next 4 floats are a neighbour's)."""
+    x, _ = tp012.neighbours(n=4, block=8)
+    tp012.copy_without_mask[(1,)](x, torch.zeros(8, device=DEVICE), 4, BLOCK=8)
+
+
+def tail_overrun_own_allocation():
+    """TP004: 8 lanes read 8 elements past the end of an 8-element tensor that is its own allocation."""
+    x = torch.arange(8, dtype=torch.float32, device=DEVICE)
+    tp004.copy_at[(1,)](x, torch.zeros(8, device=DEVICE), tp004.NEAR, BLOCK=8)
+
+
+def far_overrun():
+    """TP004: 8 lanes read 2**40 elements past the start of an 8-element tensor."""
+    x = torch.arange(8, dtype=torch.float32, device=DEVICE)
+    tp004.copy_at[(1,)](x, torch.zeros(8, device=DEVICE), tp004.FAR, BLOCK=8)
+
+
+def wrong_stride_in_a_buffer():
+    """TP015: a row stride of 8 for rows 4 apart: reads past the view, inside its buffer."""
+    tp015.row_sums_wrong_stride(tp015.rows_of_a_buffer(), torch.zeros(tp015.ROWS, device=DEVICE))
+
+
+def bad_gather_index():
+    """TP023: a gather whose index is 2**34 in a 1,000-row table."""
+    table = torch.randn(tp023.N_ROWS, tp023.D, device=DEVICE)
+    tp023.embed(table, torch.tensor([3, 1, tp023.BAD_INDEX, 7], device=DEVICE))
+
+
+# --8<-- [start:column-slice-read-flat]
+def column_slice_read_flat():
+    """A flat kernel given x[:, :3] of a 4 x 8 tensor: offsets 3..11 are inside the span, not in the view."""
+    x = torch.randn(4, 8, device=DEVICE)[:, :3]
+    flat_copy[(1,)](x, torch.zeros(12, device=DEVICE), 12, BLOCK=16)
+# --8<-- [end:column-slice-read-flat]
+
+
+def step_2_view_read_flat():
+    """A flat kernel given x[::2]: the odd offsets are inside the span, not in the view."""
+    x = torch.randn(16, device=DEVICE)[::2]
+    flat_copy[(1,)](x, torch.zeros(8, device=DEVICE), 8, BLOCK=8)
+
+
+def racy_counter():
+    """TP005: 64 programs load, add 1 to and store one counter."""
+    tp005.count(tp005.count_racy, 64)
+
+
+def racy_histogram():
+    """TP005: programs load-add-store shared bins."""
+    x = torch.randint(0, 4, (256,), dtype=torch.int32, device=DEVICE)
+    tp005.histogram(tp005.histogram_racy, x, 4, 16)
+
+
+# -- correct -------------------------------------------------------------------------------------
+
+def masked_copy():
+    """TP012's fix: the masked copy of 4 elements in 8 lanes."""
+    out = tp012.copy_block(tp012.copy_with_mask)  # NaN-filled, 8 lanes, 4 elements
+    _expect(out[:4], torch.arange(4, dtype=torch.float32, device=DEVICE))
+
+
+def _tile(x):
+    y = torch.full((x.shape[1], x.shape[0]), float("nan"), device=DEVICE).t()
+    tile_2d[(triton.cdiv(x.shape[0], 16), triton.cdiv(x.shape[1], 16))](
+        x, y, x.shape[0], x.shape[1], *x.stride(), *y.stride(), BR=16, BC=16)
+    _expect(y, x * 2)
+
+
+def tile_on_a_column_slice():
+    """A 2-D kernel that uses the strides, on x[:, :3]."""
+    _tile(torch.randn(40, 8, device=DEVICE)[:, :3])
+
+
+def tile_on_a_step_2_view():
+    """A 2-D kernel that uses the strides, on x[::2, ::2]."""
+    _tile(torch.randn(40, 36, device=DEVICE)[::2, ::2])
+
+
+def tile_on_a_transposed_input():
+    """A 2-D kernel that uses the strides, on x.t()."""
+    _tile(torch.randn(36, 40, device=DEVICE).t())
+
+
+def tile_on_an_expanded_input():
+    """A 2-D kernel that uses the strides, on a row expanded to 20 rows (stride 0)."""
+    _tile(torch.randn(1, 40, device=DEVICE).expand(20, 40))
+
+
+def atomic_counter():
+    """TP005's fix: 64 programs add 1 with tl.atomic_add."""
+    counted = tp005.count(tp005.count_atomic, 64)
+    assert counted == 64, f"the counter is {counted}, not 64"
+
+
+def gather_valid_indices():
+    """TP023: the same gather with indices inside the table."""
+    table = torch.randn(tp023.N_ROWS, tp023.D, device=DEVICE)
+    idx = torch.tensor([3, 1, 999, 7], device=DEVICE)
+    out = torch.full((len(idx), tp023.D), float("nan"), device=DEVICE)
+    tp023.gather_rows[(len(idx),)](table, idx, out, tp023.D, BLOCK=triton.next_power_of_2(tp023.D))  # as embed()
+    _expect(out, table[idx])
+
+
+BUGGY = {
+    "tail-overrun": ("out of bounds, inside the buffer", tail_overrun),
+    "tail-overrun-own-allocation": ("out of bounds, own allocation", tail_overrun_own_allocation),
+    "far-overrun": ("out of bounds, far", far_overrun),
+    "wrong-stride-in-a-buffer": ("out of bounds, inside the buffer", wrong_stride_in_a_buffer),
+    "bad-gather-index": ("out of bounds, far", bad_gather_index),
+    "column-slice-read-flat": ("outside the view, inside its span", column_slice_read_flat),
+    "step-2-view-read-flat": ("outside the view, inside its span", step_2_view_read_flat),
+    "racy-counter": ("race between programs", racy_counter),
+    "racy-histogram": ("race between programs", racy_histogram),
+}
+CORRECT = {
+    "masked-copy": ("correct", masked_copy),
+    "tile-on-a-column-slice": ("correct", tile_on_a_column_slice),
+    "tile-on-a-step-2-view": ("correct", tile_on_a_step_2_view),
+    "tile-on-a-transposed-input": ("correct", tile_on_a_transposed_input),
+    "tile-on-an-expanded-input": ("correct", tile_on_an_expanded_input),
+    "atomic-counter": ("correct", atomic_counter),
+    "gather-valid-indices": ("correct", gather_valid_indices),
+}
+CASES = {**BUGGY, **CORRECT}

@@ -1,0 +1,236 @@
+"""Calls that must run in a process no kernel has run in yet: ``in_fresh_process``.
+
+Triton's interpreter patches ``triton.language`` in place (Triton 3.6 leaves some patches behind),
+and Triton's compiler keeps state between compile targets in one process, so a compile whose result
+a page claims runs where nothing ran before it.
+
+Starting Python and importing torch and triton costs seconds, so on the interpreter the process is
+forked from a *starter*: a process that imported torch and triton (with the caller's environment)
+and then never runs anything. Each ``in_fresh_process`` call gets its own child, as new as a fresh
+process for the code it runs. On CUDA nothing is forked (a child cannot use a CUDA context its
+parent made, and a GPU run is not timed): each call starts a new Python.
+
+Within one test run (``TRITON_FAQ_RUN_CACHE`` names a folder the pytest workers share), a call
+asked twice (a proof's test and the error gate's reproducer) runs once.
+"""
+
+from __future__ import annotations
+
+import atexit
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+RUN_CACHE_VARIABLE = "TRITON_FAQ_RUN_CACHE"
+TIMEOUT_S = 300
+
+# What the fresh process runs: argv[1] the file, argv[2] the function, argv[3] the calls (JSON),
+# argv[4] "compile-ready" or "". Shared by the starter's children and the plain subprocess.
+_CALLS = r'''
+def _calls(snippet, function, calls):
+    import runpy, traceback
+    namespace = runpy.run_path(snippet)
+    results = []
+    for args in calls:
+        try:
+            value = namespace[function](*args)
+            results.append({"value": sorted(value) if isinstance(value, set) else value})
+        except Exception as error:
+            results.append({"error": type(error).__name__, "message": str(error),
+                            "traceback": "".join(traceback.format_exception(error))})
+    return results
+
+
+def _import_triton(compile_ready):
+    import os
+    interpret = os.environ.pop("TRITON_INTERPRET", None) if compile_ready else None
+    import torch, triton, triton.language  # noqa: F401
+    if interpret is not None:
+        os.environ["TRITON_INTERPRET"] = interpret
+'''
+
+_SUBPROCESS = _CALLS + r'''
+import json, sys
+_import_triton(sys.argv[4] == "compile-ready")
+print(json.dumps(_calls(sys.argv[1], sys.argv[2], json.loads(sys.argv[3]))))
+'''
+
+# The starter: imports once, then forks one child per request line {snippet, function, calls,
+# result, log, env} and answers "pid N" when the child starts and "done STATUS" when it ends.
+_STARTER = _CALLS + r'''
+import json, os, sys
+_import_triton(sys.argv[1] == "compile-ready")
+protocol = os.fdopen(os.dup(1), "w")
+for line in sys.stdin:
+    request = json.loads(line)
+    sys.stdout.flush(); sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        log = os.open(request["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+        os.dup2(log, 1); os.dup2(log, 2)
+        os.environ.clear(); os.environ.update(request["env"])
+        code = 1
+        try:
+            results = _calls(request["snippet"], request["function"], request["calls"])
+            with open(request["result"] + ".tmp", "w", encoding="utf-8") as stream:
+                json.dump(results, stream)
+            os.replace(request["result"] + ".tmp", request["result"])
+            code = 0
+        except BaseException:
+            import traceback
+            traceback.print_exc()
+        finally:
+            sys.stdout.flush(); sys.stderr.flush()
+            os._exit(code)
+    protocol.write(f"pid {pid}\n"); protocol.flush()
+    _, status = os.waitpid(pid, 0)
+    protocol.write(f"done {status}\n"); protocol.flush()
+'''
+
+
+def _environment() -> dict[str, str]:
+    from .entries import ROOT
+
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)  # snippets.<topic>...
+    return env
+
+
+class _Starter:
+    """One starter process for one environment and import mode."""
+
+    def __init__(self, env: dict[str, str], compile_ready: bool):
+        self.process = subprocess.Popen([sys.executable, "-c", _STARTER, "compile-ready" if compile_ready else ""],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                        env=env, text=True)
+
+    def run(self, snippet: str, function: str, calls: list, env: dict[str, str]) -> list[dict]:
+        import select
+        import signal
+
+        with tempfile.TemporaryDirectory(prefix="triton-faq-fresh-") as folder:
+            result, log = os.path.join(folder, "result.json"), os.path.join(folder, "log.txt")
+            request = {"snippet": snippet, "function": function, "calls": calls, "result": result,
+                       "log": log, "env": env}
+            self.process.stdin.write(json.dumps(request) + "\n")
+            self.process.stdin.flush()
+            pid = int(self._line(TIMEOUT_S, select).split()[1])
+            try:
+                self._line(TIMEOUT_S, select)
+            except TimeoutError:
+                os.kill(pid, signal.SIGKILL)
+                self._line(TIMEOUT_S, select)
+                raise RuntimeError(f"the fresh process for {function} ran past {TIMEOUT_S} s") from None
+            if not os.path.exists(result):
+                output = Path(log).read_text(errors="replace") if os.path.exists(log) else ""
+                raise RuntimeError(f"the fresh process for {function} failed:\n{output[-4000:]}")
+            return json.loads(Path(result).read_text(encoding="utf-8"))
+
+    def _line(self, timeout: float, select) -> str:
+        ready, _, _ = select.select([self.process.stdout], [], [], timeout)
+        if not ready:
+            raise TimeoutError
+        line = self.process.stdout.readline()
+        if not line:
+            raise RuntimeError("the fresh-process starter ended unexpectedly")
+        return line
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.stdin.close()
+            self.process.wait(timeout=30)
+
+
+_starters: dict[str, _Starter] = {}
+
+
+# Set anew for each test or each compile; a starter imports nothing that reads them, and each child
+# gets the caller's whole environment.
+_PER_CALL = {"PYTEST_CURRENT_TEST", "TRITON_CACHE_DIR"}
+
+
+def _starter(env: dict[str, str], compile_ready: bool) -> _Starter:
+    kept = sorted((name, value) for name, value in env.items() if name not in _PER_CALL)
+    key = hashlib.sha256(json.dumps([kept, compile_ready]).encode()).hexdigest()
+    if key not in _starters or _starters[key].process.poll() is not None:
+        _starters[key] = _Starter(env, compile_ready)
+    return _starters[key]
+
+
+@atexit.register
+def _close_starters() -> None:
+    for starter in _starters.values():
+        try:
+            starter.close()
+        except Exception:  # a starter that will not stop is ended with this process
+            starter.process.kill()
+
+
+def _run(snippet: str, function: str, calls: list, compile_ready: bool) -> list[dict]:
+    env = _environment()
+    if env.get("TRITON_INTERPRET") == "1":
+        return _starter(env, compile_ready).run(snippet, function, calls, env)
+    done = subprocess.run([sys.executable, "-c", _SUBPROCESS, snippet, function, json.dumps(calls),
+                           "compile-ready" if compile_ready else ""],
+                          capture_output=True, text=True, timeout=TIMEOUT_S, env=env)
+    if done.returncode != 0:
+        raise RuntimeError(f"the fresh process for {function} failed:\n{done.stderr[-4000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def in_fresh_process(snippet, function: str, calls: list[tuple], compile_ready: bool = False,
+                     tracebacks: bool = False) -> list[dict]:
+    """Call ``function`` of the file ``snippet`` once per argument tuple, in order, in one fresh process.
+
+    Each result is ``{"value": ...}`` (JSON-able; sets become sorted lists) or ``{"error": "<exception
+    class>", "message": "<text>"}``, plus ``"traceback"`` with ``tracebacks=True``. ``compile_ready``:
+    import triton before ``TRITON_INTERPRET`` applies, so Triton's own ``@triton.jit`` helpers
+    (``tl.sum``, ``tl.zeros``...) stay compilable for a GPU target while the file's kernels are still
+    interpreted.
+    """
+    results = _cached(str(Path(snippet).resolve()), function, json.loads(json.dumps(calls)), compile_ready)
+    if not tracebacks:
+        results = [{key: value for key, value in result.items() if key != "traceback"} for result in results]
+    return results
+
+
+def _cached(snippet: str, function: str, calls: list, compile_ready: bool) -> list[dict]:
+    cache = os.environ.get(RUN_CACHE_VARIABLE)
+    if not cache:
+        return _run(snippet, function, calls, compile_ready)
+    from filelock import FileLock
+
+    key = hashlib.sha256(json.dumps([snippet, function, calls, compile_ready,
+                                     os.environ.get("TRITON_INTERPRET")]).encode()).hexdigest()[:32]
+    path = Path(cache, f"{key}.json")
+    with FileLock(str(path) + ".lock"):
+        if path.is_file():
+            return json.loads(path.read_text(encoding="utf-8"))
+        results = _run(snippet, function, calls, compile_ready)
+        path.write_text(json.dumps(results), encoding="utf-8")
+        return results
+
+
+def run_python_once(args: list[str], env: dict[str, str], timeout: float = TIMEOUT_S) -> subprocess.CompletedProcess:
+    """``subprocess.run([python, *args])`` with output captured; within one test run, the same
+    arguments and environment run once and later calls get that run's result (a proof's test and
+    the error gate's reproducer ask for the same run)."""
+    command = [sys.executable, *args]
+    cache = os.environ.get(RUN_CACHE_VARIABLE)
+    if not cache:
+        return subprocess.run(command, env=env, capture_output=True, text=True, timeout=timeout)
+    from filelock import FileLock
+
+    kept = sorted((name, value) for name, value in env.items() if name not in _PER_CALL)
+    key = hashlib.sha256(json.dumps([command, kept]).encode()).hexdigest()[:32]
+    path = Path(cache, f"run-{key}.json")
+    with FileLock(str(path) + ".lock"):
+        if not path.is_file():
+            done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=timeout)
+            path.write_text(json.dumps([done.returncode, done.stdout, done.stderr]), encoding="utf-8")
+        returncode, stdout, stderr = json.loads(path.read_text(encoding="utf-8"))
+    return subprocess.CompletedProcess(command, returncode, stdout, stderr)
