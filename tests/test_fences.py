@@ -38,6 +38,31 @@ def test_a_python_fence_runs(tmp_path):
         evaluate(f"{FENCE}python\n1 / 0\n{FENCE}\n", tmp_path)
 
 
+def test_a_page_runs_as_a_script_would_so_its_kernels_can_call_its_jit_helpers(tmp_path, monkeypatch):
+    """Compiled (for sm_90, no GPU needed), a kernel calling a helper whose __module__ is None fails in Triton."""
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "cache"))  # compiled here, not found in a cache
+    text = f"""{FENCE}python
+import triton
+import triton.language as tl
+from triton.backends.compiler import GPUTarget
+
+def plus_one(x):
+    return x + 1
+
+def kernel(x_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    tl.store(x_ptr + offs, plus_one(tl.load(x_ptr + offs)))
+
+plus_one, kernel = triton.runtime.jit.JITFunction(plus_one), triton.runtime.jit.JITFunction(kernel)  # compiled, also under TRITON_INTERPRET
+
+compiled = triton.compile(triton.compiler.ASTSource(kernel, {{"x_ptr": "*fp32", "N": "constexpr"}}, {{"N": 16}}),
+                          target=GPUTarget("cuda", 90, 32))
+{FENCE}
+"""
+    namespace = evaluate(text, tmp_path)
+    assert namespace["__name__"] == "__main__" and "ptx" in namespace["compiled"].asm
+
+
 def test_other_languages_are_not_collected(tmp_path):
     assert regions(f"{FENCE}bash\nexit 1\n{FENCE}\n", tmp_path) == []
 

@@ -14,7 +14,7 @@ the ``>>>`` sessions show what it prints. The parser holds every English page to
 * a Python fence spelt any other way (```` ```py ````, ```` ```pycon ````) fails, because it
   would silently go unrun.
 
-The namespace starts empty: a page that leans on a name it never defines fails. Chinese pages
+The namespace starts empty but for ``__name__ = "__main__"``: a page that leans on a name it never defines fails. Chinese pages
 are not run again: the parity check requires their Python fences to equal the English ones.
 """
 
@@ -127,4 +127,19 @@ class PageFenceParser:
 
     @staticmethod
     def _region(region, source, evaluator):
-        return Region(region.start, region.end, source, evaluator)
+        return Region(region.start, region.end, source, _as_a_script(evaluator))
+
+
+def _as_a_script(evaluator):
+    """Run with ``__name__ == "__main__"``, as the page's code copied into a file would.
+
+    Without a ``__name__`` the functions a fence defines have ``__module__`` None, and compiling a
+    kernel that calls such a ``@triton.jit`` helper fails inside Triton (its global lookup calls
+    ``__module__.startswith``), a failure no reader sees.
+    """
+
+    def evaluate(example):
+        example.namespace.setdefault("__name__", "__main__")
+        return evaluator(example)
+
+    return evaluate

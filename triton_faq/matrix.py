@@ -73,6 +73,7 @@ def install(root: Path, version: str) -> Path:
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".triton-{version}."))
+    partial.chmod(0o755)  # mkdtemp's 0700 would hide Triton from the tests' jobs that run as another user (TP038)
     result = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
                              "--no-deps", "--target", str(partial), f"triton=={version}"],
                             capture_output=True, text=True)

@@ -45,10 +45,9 @@ def observe_runs():
 def observe_memcheck():
     """compute-sanitizer --tool memcheck on the pitfall with start = 3: the lines that say what and where."""
     code, _, output = entry.in_new_process("copy_window_pitfall", 3, prefix=(sanitizer(), "--tool", "memcheck"))
-    line = next(i for i, text in enumerate(Path(entry.__file__).read_text().splitlines(), 1)
-                if "tl.load(x_ptr + src" in text)
+    line = next(i for i, text in enumerate(entry.reproducer().splitlines(), 1) if "tl.load(x_ptr + src" in text)
     return table([label("exit code", "退出码"), label("first invalid access", "第一条非法访问"),
                   label("where", "位置"), label("why", "原因"),
-                  label(f"names misaligned_address.py:{line} (the tl.load)", f"点出了 misaligned_address.py:{line}（那行 tl.load）")],
+                  label(f"names reproducer.py:{line} (the tl.load)", f"点出了 reproducer.py:{line}（那行 tl.load）")],
                  [[code, memcheck_line(r"Invalid __global__ read", output), memcheck_line(r"^=+\s+at copy_window", output),
-                   memcheck_line(r"is misaligned", output), f"misaligned_address.py:{line}" in output]])
+                   memcheck_line(r"is misaligned", output), f"reproducer.py:{line}" in output]])

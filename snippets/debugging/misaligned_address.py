@@ -16,9 +16,11 @@ import triton.language as tl
 
 DEVICE = "cpu" if os.environ.get("TRITON_INTERPRET") == "1" else "cuda"
 
+import inspect  # noqa: E402  (in_new_process)
 import re  # noqa: E402  (load_widths)
-import subprocess  # noqa: E402  (in_new_process)
+import subprocess  # noqa: E402
 import sys  # noqa: E402
+import tempfile  # noqa: E402
 # --8<-- [end:prelude]
 
 
@@ -71,22 +73,30 @@ def load_widths(kernel, start_is_multiple_of_16):
 
 # --8<-- [start:child]
 CHILD = """
-import sys, torch
-sys.path.insert(0, sys.argv[1])
-import misaligned_address as entry
 x = torch.randn(8192, device="cuda")
-y = entry.copy_window(getattr(entry, sys.argv[2]), x, int(sys.argv[3]), 4096)
+start = int(sys.argv[2])
+y = copy_window(globals()[sys.argv[1]], x, start, 4096)
 torch.cuda.synchronize()
-print("equal:", torch.equal(y, x[int(sys.argv[3]):int(sys.argv[3]) + 4096]))
+print("equal:", torch.equal(y, x[start:start + 4096]))
 """
+
+
+def reproducer():
+    """A program of its own: the kernels, copy_window and CHILD (inspect: it works from a notebook too)."""
+    code = [inspect.getsource(f) for f in (copy_window_pitfall.fn, copy_window_fixed.fn, copy_window)]
+    return "\n\n".join(["import sys\n\nimport torch\nimport triton\nimport triton.language as tl", *code, CHILD])
 
 
 def in_new_process(kernel_name, start, blocking=False, prefix=()):
     """Run one copy on the GPU in a new process (a CUDA error spoils the process it happens in), under
     `prefix` (a tool such as compute-sanitizer) if given; return (exit code, the error line, the output)."""
     env = dict(os.environ, CUDA_LAUNCH_BLOCKING="1" if blocking else "0")
-    done = subprocess.run([*prefix, sys.executable, "-c", CHILD, os.path.dirname(os.path.abspath(__file__)),
-                           kernel_name, str(start)], capture_output=True, text=True, env=env, timeout=300)
+    with tempfile.TemporaryDirectory() as folder:
+        script = os.path.join(folder, "reproducer.py")  # @triton.jit reads a kernel's source from its file
+        with open(script, "w", encoding="utf-8") as stream:
+            stream.write(reproducer())
+        done = subprocess.run([*prefix, sys.executable, script, kernel_name, str(start)],
+                              capture_output=True, text=True, env=env, timeout=300)
     output = done.stdout + done.stderr
     errors = [line for line in output.splitlines() if re.match(r"\w+(\.\w+)*Error: ", line)]
     return done.returncode, errors[-1] if errors else output.strip().splitlines()[-1], output

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 import torch
 import triton.language as tl
+from triton.language import semantic  # a module of its own: tl.semantic is set only once something imports it
 from triton.compiler.errors import CompilationError
 from triton.runtime.errors import InterpreterError
 
@@ -24,8 +25,7 @@ def test_without_debug_mode_a_failing_assert_is_silent_and_the_kernel_runs_to_th
 
 
 def test_device_assert_is_dropped_unless_the_options_say_debug():
-    from triton.language.semantic import TritonSemantic
-    source = inspect.getsource(TritonSemantic.device_assert)
+    source = inspect.getsource(semantic.TritonSemantic.device_assert)
     assert "if not self.builder.options.debug:\n            return" in source
 
 
@@ -41,7 +41,7 @@ def test_the_interpreter_options_have_debug_off():
 
 
 def test_debug_mode_also_checks_int32_add_sub_mul_for_overflow():
-    source = inspect.getsource(tl.semantic)
+    source = inspect.getsource(semantic)
     assert 'msg = f"int{lhs_sca_ty.int_bitwidth} overflow detected for operation {binary_op.__name__}"' in source
     for op in ("add", "sub", "mul"):  # each calls the check, which emits a device assert
         assert re.search(rf"binary_op_sanitize_overflow_impl\(input, other, [\w., ]*\b{op}\)", source)
@@ -53,7 +53,7 @@ def test_device_assert_has_a_mask_parameter():
 
 
 def test_mask_turns_the_condition_into_cond_or_not_mask():
-    assert "cond = self.or_(cond, self.not_(mask))" in inspect.getsource(tl.semantic)
+    assert "cond = self.or_(cond, self.not_(mask))" in inspect.getsource(semantic)
 
 
 def test_static_assert_fails_without_debug_mode_on_both_backends():
