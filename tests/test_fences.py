@@ -7,7 +7,7 @@ import pytest
 from sybil import Document
 
 from conftest import ROOT
-from triton_faq.fences import FenceCheckError, PageFenceParser
+from triton_faq.fences import FenceCheckError, PageFenceParser, names_only_the_other_backend_defines
 
 FENCE = "```"
 
@@ -170,3 +170,22 @@ def test_what_a_session_defines_stays_for_the_next_fence(tmp_path):
     namespace = run_all(f"{FENCE}python\n>>> values = [1, 2]\n{FENCE}\n\n{FENCE}python\n>>> len(values)\n2\n{FENCE}\n",
                         tmp_path)
     assert namespace["values"] == [1, 2]
+
+
+PAGES = sorted((ROOT / "docs" / "en").rglob("*.md"))
+
+
+@pytest.mark.parametrize("device", ["cpu", "cuda"])
+def test_no_page_uses_on_one_backend_a_name_only_the_other_backend_defines(device):
+    """The GPU run of the pages needs a GPU; this finds, without one, a name a skipped fence alone defines."""
+    found = [f"{page.relative_to(ROOT)}:{line}: {name}" for page in PAGES
+             for line, name in names_only_the_other_backend_defines(ROOT, page.read_text(encoding="utf-8"), device)]
+    assert not found, found
+
+
+def test_a_name_defined_only_in_a_fence_skipped_on_the_gpu_is_reported():
+    text = (f"{FENCE}python\ndef kernel(x_ptr):\n    x = 0  # a local x defines no page-level x\n{FENCE}\n\n"
+            f'<!-- skip: next if(DEVICE == "cuda", reason="the interpreter\'s output") -->\n\n'
+            f"{FENCE}python\n>>> x = 1\n>>> x\n1\n{FENCE}\n\n{FENCE}python\n>>> x + 1\n2\n{FENCE}\n")
+    assert names_only_the_other_backend_defines(ROOT, text, "cuda") == [(14, "x")]  # the line of the fence that uses it
+    assert names_only_the_other_backend_defines(ROOT, text, "cpu") == []

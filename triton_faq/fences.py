@@ -143,3 +143,113 @@ def _as_a_script(evaluator):
         return evaluator(example)
 
     return evaluate
+
+
+_SKIP = re.compile(r"^\s*<!--\s*skip:\s*(?P<action>next|start|end)(?:\s+if\((?P<condition>.*?),\s*reason=.*\))?\s*-->\s*$")
+_FENCE = re.compile(r"^(?P<indent>\s*)```(?P<info>.*)$")
+
+
+def _condition_holds(condition: str | None, device: str) -> bool:
+    """A skip condition evaluated for a run on ``device`` ("cpu" or "cuda"); unknown names count as false."""
+    if condition is None:
+        return True
+    from types import SimpleNamespace
+
+    names = {"DEVICE": device, "torch": SimpleNamespace(cuda=SimpleNamespace(is_available=lambda: device == "cuda"))}
+    try:
+        return bool(eval(condition, {"__builtins__": {}}, names))  # noqa: S307 (the page's own directive)
+    except NameError:
+        return False
+
+
+def _fence_code(root: Path, source: str) -> str:
+    if source.lstrip().startswith(">>>"):
+        return "\n".join(example.source for example in doctest.DocTestParser().get_examples(source))
+    lines = [line for line in source.split("\n") if line.strip()]
+    matches = [INCLUDE.match(line) for line in lines]
+    if lines and all(matches):
+        parts = []
+        for match in matches:
+            if match["path"].endswith(".py") and section_exists(root, match["path"], match["section"]) is None:
+                parts.append(section_lines(root / match["path"], match["section"])[1] if match["section"]
+                             else (root / match["path"]).read_text(encoding="utf-8"))
+        return "\n".join(parts)
+    return source
+
+
+def _bound_and_used(code: str) -> tuple[set[str], set[str]]:
+    """The names ``code`` binds at module level, and the names it reads that it binds nowhere."""
+    import ast
+    import textwrap
+
+    try:
+        tree = ast.parse(textwrap.dedent(code))
+    except SyntaxError:
+        return set(), set()
+    scopes = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.ListComp, ast.SetComp,
+              ast.DictComp, ast.GeneratorExp)
+    bound, anywhere, used = set(), set(), set()
+
+    def visit(node, nested):
+        if isinstance(node, ast.Name):
+            if isinstance(node.ctx, ast.Load):
+                used.add(node.id)
+            else:
+                anywhere.add(node.id)
+                if not nested:
+                    bound.add(node.id)
+        elif isinstance(node, ast.arg):
+            anywhere.add(node.arg)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and not nested:
+            bound.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = {(alias.asname or alias.name).split(".")[0] for alias in node.names}
+            anywhere.update(names)
+            if not nested:
+                bound.update(names)
+        for child in ast.iter_child_nodes(node):
+            visit(child, nested or isinstance(node, scopes))
+
+    visit(tree, False)
+    return bound, used - anywhere - bound
+
+
+def names_only_the_other_backend_defines(root: Path, text: str, device: str) -> list[tuple[int, str]]:
+    """(line, name) of each name a fence that runs on ``device`` uses, which only fences skipped on
+    ``device`` define: the page then fails on that backend, which a run on the other one never shows."""
+    lines = text.split("\n")
+    defined, skipped_defined, found = set(), set(), []
+    skip_next = skip_block = False
+    n = 0
+    while n < len(lines):
+        directive = _SKIP.match(lines[n])
+        if directive:
+            holds = _condition_holds(directive["condition"], device)
+            if directive["action"] == "next":
+                skip_next = holds
+            elif directive["action"] == "start":
+                skip_block = holds
+            else:
+                skip_block = False
+            n += 1
+            continue
+        fence = _FENCE.match(lines[n])
+        if not fence:
+            n += 1
+            continue
+        indent, info, first = fence["indent"], fence["info"].strip(), n + 1
+        n += 1
+        while n < len(lines) and lines[n].strip() != "```":
+            n += 1
+        source = "\n".join(line[len(indent):] for line in lines[first:n])
+        n += 1
+        if info != RUN_INFO:
+            continue
+        bound, used = _bound_and_used(_fence_code(root, source))
+        if skip_next or skip_block:
+            skipped_defined |= bound - defined
+        else:
+            found += [(first, name) for name in sorted(used & skipped_defined - defined)]
+            defined |= bound
+        skip_next = False
+    return found

@@ -59,6 +59,7 @@ def test_the_first_call_includes_compilation():
 @pytest.mark.gpu
 def test_do_bench_agrees_with_cuda_events():
     fn = entry.big_launch()
-    events = statistics.median(entry.host_and_event_ms(fn, sync=True)[1] for _ in range(10))
-    bench = triton.testing.do_bench(fn)  # warms up, synchronizes, returns the mean in ms
+    # The fastest run of each: the one least disturbed by other work on the GPU (the suite runs in parallel)
+    events = min(entry.host_and_event_ms(fn, sync=True)[1] for _ in range(10))
+    bench = triton.testing.do_bench(fn, return_mode="min")  # warms up, synchronizes, times many runs
     assert abs(bench - events) <= 0.10 * events, (bench, events)
