@@ -174,6 +174,15 @@ def test_stored_tables_are_well_formed_and_memory_bound_ones_carry_their_ceiling
         assert all(0 < f < 1.5 for f in fractions), f"{name}: implausible fractions of the copy ceiling {fractions}"
 
 
+def test_a_cell_that_would_render_as_a_link_is_refused_until_it_is_code():
+    from triton_faq.evidence import label, table
+
+    columns = [label("launched by", "启动方式")]
+    with pytest.raises(ValueError, match="would render as a Markdown link"):
+        table(columns, [["kernel[grid](...)"]])
+    assert table(columns, [["`` kernel[grid](...) ``"]])["rows"] == [["`` kernel[grid](...) ``"]]
+
+
 # -- the checkers compared (data/checkers-compared.json, tooling/checkers_compared.py) ------------------
 
 compared_spec = importlib.util.spec_from_file_location("checkers_compared", ROOT / "tooling" / "checkers_compared.py")

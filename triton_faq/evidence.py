@@ -11,6 +11,7 @@ where each column label carries both languages, and cells are numbers, strings o
 
 from __future__ import annotations
 
+import re
 from typing import Callable
 
 ATTRIBUTE = "__gpu_evidence__"
@@ -56,6 +57,9 @@ def memory_bound_cells(timing: dict, bytes_moved: int, ceiling_gbps: float) -> l
     return [timing["p20_ms"], timing["median_ms"], timing["p80_ms"], gbps, gbps / ceiling_gbps]
 
 
+LINK_LIKE = re.compile(r"\]\(")  # kernel[grid](...) is a link to "..." in Markdown
+
+
 def table(columns: list[dict], rows: list[list], chart: dict | None = None, **extra) -> dict:
     """Check and build an evidence table: every row as wide as the header.
 
@@ -67,6 +71,10 @@ def table(columns: list[dict], rows: list[list], chart: dict | None = None, **ex
     for row in rows:
         if len(row) != len(columns):
             raise ValueError(f"row {row!r} has {len(row)} cells for {len(columns)} columns")
+        for value in row:
+            if isinstance(value, str) and LINK_LIKE.search(value) and not value.startswith("``"):
+                raise ValueError(f"cell {value!r} would render as a Markdown link: write it as code, "
+                                 f"'`` {value} ``'")
     keys = {column.get("key") for column in columns}
     if any(key in keys for key in MEMORY_BOUND_KEYS) and "ceiling_gbps" not in extra:
         raise ValueError("a memory-bound table records the copy ceiling of its run as ceiling_gbps")

@@ -38,8 +38,8 @@ def launch_overhead():
         expected = 1.0 if n_args == 1 else float(torch.stack(inputs[: n_args - 1]).double().sum())
         direct = entry.launch_compiled(kernel, (1,), *args)
         ways = [
-            ("kernel[grid](...)", lambda: kernel[(1,)](*args)),
-            ("compiled[grid](...)", lambda: direct(*args)),
+            ("`` kernel[grid](...) ``", lambda: kernel[(1,)](*args)),
+            ("`` compiled[grid](...) ``", lambda: direct(*args)),
         ]
         for way, fn in ways:
             out.fill_(float("nan"))
