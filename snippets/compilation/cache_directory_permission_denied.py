@@ -26,6 +26,7 @@ DEVICE = "cpu" if os.environ.get("TRITON_INTERPRET") == "1" else "cuda"
 # --8<-- [start:pitfall]
 JOB = """
 import os
+import sysconfig
 
 import triton
 import triton.language as tl
@@ -37,6 +38,7 @@ def store_one(y_ptr):
 
 
 if os.geteuid() == 0:  # root may write anywhere: run as `nobody`, as many containers do
+    sysconfig.get_config_vars()  # read now: a Python installed under /root is unreadable once we are nobody
     os.setgid(65534)
     os.setuid(65534)
 sm90 = triton.backends.compiler.GPUTarget("cuda", 90, 32)  # an H100/H200: compiling for it needs no GPU
@@ -48,7 +50,8 @@ NOBODY = 65534
 
 
 def run_job(job=JOB, **env):
-    """Run `job` in a new process with HOME=/ (a container user without a home) plus `env`; return its last line."""
+    """Run `job` in a new process with HOME=/ (a container user without a home) plus `env`; return the last
+    line it printed, or of its error when it failed."""
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as script:  # @triton.jit reads its source from a file
         script.write(job)
     for name in ("TRITON_CACHE_DIR", "TRITON_HOME"):
@@ -58,7 +61,8 @@ def run_job(job=JOB, **env):
     done = subprocess.run([sys.executable, script.name], env={**inherited, "HOME": "/", **env},
                           capture_output=True, text=True, timeout=300)
     os.unlink(script.name)
-    return (done.stdout + done.stderr).strip().splitlines()[-1]
+    lines = (done.stdout if done.returncode == 0 else done.stderr).strip().splitlines()  # a warning is no result
+    return lines[-1] if lines else f"exit code {done.returncode}, no output"
 # --8<-- [end:pitfall]
 
 

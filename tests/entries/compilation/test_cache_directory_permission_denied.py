@@ -24,6 +24,7 @@ COMPILED_FILES = {"store_one.ttir", "store_one.ttgir", "store_one.llir", "store_
 
 LAUNCH_JOB = """
 import os
+import sysconfig
 
 import torch
 import triton
@@ -37,6 +38,7 @@ def store_one(y_ptr):
 
 y = torch.zeros(1, device="cuda")
 if os.geteuid() == 0:
+    sysconfig.get_config_vars()  # as in entry.JOB: read while still root
     os.setgid(65534)
     os.setuid(65534)
 store_one[(1,)](y)
