@@ -199,7 +199,7 @@ STRINGS: dict[str, dict[str, str]] = {
         # 问句里找不到任何东西的词：搜索前从查询里去掉（空格分隔；overrides/main.html；只剩这些词的查询按原样搜索）
         "search_per_language.stop_words": "为什么 为啥 怎么办 怎么样 怎么 怎样 如何 什么 是不是 有没有 能不能 会不会 "
                                           "可不可以 我的 我们 我 你 他 它 这个 那个 这样 那样 一下 一直 总是 还是 但是 就是 "
-                                          "只是 是否 不是 不会 不了 为了 请问 的 了 吗 呢 吧 啊 呀 嘛 么 是 会 都 就 也 还 又 却 想",
+                                          "只是 是否 不是 不会 不了 为了 请问 里 的 了 吗 呢 吧 啊 呀 嘛 么 是 会 都 就 也 还 又 却 想",
         # hooks/version_matrix.py
         "version_matrix.heading": "在哪些 Triton 版本上成立 {{ #triton-versions }}",
         "version_matrix.intro": "本页中解释器能检查的每条说法，都在 Triton {first} 到 {last} 的每个版本（{versions}）上"
