@@ -145,19 +145,22 @@ def _as_a_script(evaluator):
     return evaluate
 
 
-_SKIP = re.compile(r"^\s*<!--\s*skip:\s*(?P<action>next|start|end)(?:\s+if\((?P<condition>.*?),\s*reason=.*\))?\s*-->\s*$")
-_FENCE = re.compile(r"^(?P<indent>\s*)```(?P<info>.*)$")
+_SKIP_CONDITION = re.compile(r"^if\((?P<condition>.*?),\s*reason=.*\)\s*$", re.DOTALL)
 
 
-def _condition_holds(condition: str | None, device: str) -> bool:
-    """A skip condition evaluated for a run on ``device`` ("cpu" or "cuda"); unknown names count as false."""
-    if condition is None:
+def _condition_holds(arguments: str | None, device: str) -> bool:
+    """A skip directive's ``if(<condition>, reason=...)`` for a run on ``device`` ("cpu" or "cuda");
+    no condition holds always, and a condition on names other than DEVICE counts as false."""
+    if not arguments:
+        return True
+    match = _SKIP_CONDITION.match(arguments.strip())
+    if match is None:
         return True
     from types import SimpleNamespace
 
     names = {"DEVICE": device, "torch": SimpleNamespace(cuda=SimpleNamespace(is_available=lambda: device == "cuda"))}
     try:
-        return bool(eval(condition, {"__builtins__": {}}, names))  # noqa: S307 (the page's own directive)
+        return bool(eval(match["condition"], {"__builtins__": {}}, names))  # noqa: S307 (the page's own directive)
     except NameError:
         return False
 
@@ -216,40 +219,32 @@ def _bound_and_used(code: str) -> tuple[set[str], set[str]]:
 
 def names_only_the_other_backend_defines(root: Path, text: str, device: str) -> list[tuple[int, str]]:
     """(line, name) of each name a fence that runs on ``device`` uses, which only fences skipped on
-    ``device`` define: the page then fails on that backend, which a run on the other one never shows."""
-    lines = text.split("\n")
+    ``device`` define: the page then fails on that backend, which a run on the other one never shows.
+
+    The page is read by the suite's own parser: the same fences and skip directives as a run."""
+    from sybil import Document
+
+    document = Document(text, str(root / "page.md"))
+    regions = sorted(PageFenceParser(root)(document), key=lambda region: region.start)
     defined, skipped_defined, found = set(), set(), []
     skip_next = skip_block = False
-    n = 0
-    while n < len(lines):
-        directive = _SKIP.match(lines[n])
-        if directive:
-            holds = _condition_holds(directive["condition"], device)
-            if directive["action"] == "next":
+    for region in regions:
+        if isinstance(region.parsed, tuple):  # a skip directive: (action, arguments)
+            action, arguments = region.parsed
+            holds = _condition_holds(arguments, device)
+            if action == "next":
                 skip_next = holds
-            elif directive["action"] == "start":
+            elif action == "start":
                 skip_block = holds
             else:
                 skip_block = False
-            n += 1
             continue
-        fence = _FENCE.match(lines[n])
-        if not fence:
-            n += 1
-            continue
-        indent, info, first = fence["indent"], fence["info"].strip(), n + 1
-        n += 1
-        while n < len(lines) and lines[n].strip() != "```":
-            n += 1
-        source = "\n".join(line[len(indent):] for line in lines[first:n])
-        n += 1
-        if info != RUN_INFO:
-            continue
-        bound, used = _bound_and_used(_fence_code(root, source))
+        bound, used = _bound_and_used(_fence_code(root, region.parsed))
         if skip_next or skip_block:
             skipped_defined |= bound - defined
         else:
-            found += [(first, name) for name in sorted(used & skipped_defined - defined)]
+            line = text.count("\n", 0, region.start) + 1
+            found += [(line, name) for name in sorted(used & skipped_defined - defined)]
             defined |= bound
         skip_next = False
     return found

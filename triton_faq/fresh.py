@@ -17,6 +17,7 @@ asked twice (a proof's test and the error gate's reproducer) runs once.
 from __future__ import annotations
 
 import atexit
+import functools
 import hashlib
 import json
 import os
@@ -196,6 +197,18 @@ def in_fresh_process(snippet, function: str, calls: list[tuple], compile_ready: 
     if not tracebacks:
         results = [{key: value for key, value in result.items() if key != "traceback"} for result in results]
     return results
+
+
+def in_fresh_process_by_case(snippet, function: str, cases, **options) -> dict:
+    """``{case: result}``: ``in_fresh_process`` with one call per case, the case its arguments (a case
+    that is not a tuple is the one argument); asked again in the same process, the same dict."""
+    return _by_case(str(Path(snippet).resolve()), function, tuple(cases), tuple(sorted(options.items())))
+
+
+@functools.cache
+def _by_case(snippet: str, function: str, cases: tuple, options: tuple) -> dict:
+    calls = [case if isinstance(case, tuple) else (case,) for case in cases]
+    return dict(zip(cases, in_fresh_process(snippet, function, calls, **dict(options))))
 
 
 def _cached(snippet: str, function: str, calls: list, compile_ready: bool) -> list[dict]:

@@ -16,7 +16,6 @@ import json
 import os
 import platform
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -28,6 +27,7 @@ from pathlib import Path
 from . import interface
 from .bench import write_atomically
 from .entries import ROOT, find, load, proof_hash
+from .fetch import FetchError, fetched_once
 
 DATA = Path("data") / "version-matrix.json"
 CACHE = Path(".cache") / "matrix"
@@ -68,22 +68,11 @@ def releases_on_pypi(timeout: float = 30) -> list[str]:
 
 def install(root: Path, version: str) -> Path:
     """Triton ``version`` alone in .cache/matrix/triton-<version> (installed once, atomically)."""
-    target = root / CACHE / f"triton-{version}"
-    if (target / "triton" / "__init__.py").is_file():
-        return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    partial = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".triton-{version}."))
-    partial.chmod(0o755)  # mkdtemp's 0700 would hide Triton from the tests' jobs that run as another user (TP038)
-    result = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                             "--no-deps", "--target", str(partial), f"triton=={version}"],
-                            capture_output=True, text=True)
-    if result.returncode != 0:
-        shutil.rmtree(partial, ignore_errors=True)
-        last = (result.stderr.strip().splitlines() or ["pip failed"])[-1]
-        raise MatrixError(f"cannot install triton=={version}: {last}")
-    shutil.rmtree(target, ignore_errors=True)
-    partial.rename(target)
-    return target
+    try:
+        return fetched_once(root / CACHE / f"triton-{version}", lambda folder: [
+            "install", "--quiet", "--no-deps", "--target", str(folder), f"triton=={version}"], timeout=1800)
+    except FetchError as error:
+        raise MatrixError(f"cannot install triton=={version}: {error}") from None
 
 
 def run_tests(root: Path, version: str, target: Path, paths: list[str]) -> dict:

@@ -5,7 +5,6 @@ empty kernel cache: on some Triton releases a kernel run by the interpreter brea
 compiler later in the same process.
 """
 
-import functools
 import os
 import re
 import tempfile
@@ -18,7 +17,7 @@ from triton.compiler.errors import CompilationError
 from triton.runtime.jit import JITFunction
 
 from snippets.compilation import global_variable_in_jit as entry
-from triton_faq.testing import assert_matches_float64, fresh_randn, in_fresh_process
+from triton_faq.testing import assert_matches_float64, fresh_randn, in_fresh_process_by_case
 
 NAME_ERROR = "Cannot access global variable BLOCK from within @jit'ed function"
 
@@ -79,9 +78,8 @@ CASES = ["plain global", "annotated global", "constexpr global", "argument and @
          "plain global, env var set after import", "disk cache, plain global", "disk cache, constexpr global"]
 
 
-@functools.cache
 def _offline_results():
-    return dict(zip(CASES, in_fresh_process(Path(__file__), "offline_case", [(case,) for case in CASES])))
+    return in_fresh_process_by_case(Path(__file__), "offline_case", CASES)
 
 
 def offline(case):

@@ -18,8 +18,6 @@ import os
 import re
 import shlex
 import shutil
-import subprocess
-import sys
 import tempfile
 import zipfile
 from pathlib import Path
@@ -29,6 +27,7 @@ import torch
 import triton
 
 from snippets.compilation import ptxas_does_not_know_the_gpu as entry
+from triton_faq.fetch import FetchError, fetched_once
 from triton_faq.testing import fresh_randn, in_fresh_process
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -150,36 +149,25 @@ _NO_CUDA_13 = []  # why the download failed, once a test run: the other tests sk
 
 def cuda_13_ptxas() -> str:
     """CUDA 13.0's ptxas, from PyPI's nvidia-cuda-nvcc wheel into .cache/ (once, atomically); skips without PyPI."""
-    ptxas = CUDA_13_FOLDER / "ptxas"
-    if ptxas.is_file():
-        return str(ptxas)
     if _NO_CUDA_13:
         pytest.skip(_NO_CUDA_13[0])
-    CUDA_13_FOLDER.parent.mkdir(parents=True, exist_ok=True)
-    partial = Path(tempfile.mkdtemp(dir=CUDA_13_FOLDER.parent, prefix=f".ptxas-cuda-{CUDA_13}."))
+
+    def keep_only_ptxas(folder):
+        [wheel] = (folder / "wheel").glob("*.whl")
+        with zipfile.ZipFile(wheel) as archive, archive.open("nvidia/cu13/bin/ptxas") as member, \
+                open(folder / "ptxas", "wb") as out:
+            shutil.copyfileobj(member, out)
+        (folder / "ptxas").chmod(0o755)
+        shutil.rmtree(folder / "wheel")
+
     try:
-        done = subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check",
-                               "--timeout", "30", "--retries", "1", "--no-deps", "--only-binary=:all:",
-                               "-d", str(partial / "wheel"),
-                               f"nvidia-cuda-nvcc=={CUDA_13}"], capture_output=True, text=True, timeout=300)
-    except subprocess.TimeoutExpired:
-        done = None
-    if done is None or done.returncode != 0:
-        shutil.rmtree(partial, ignore_errors=True)
-        why = "pip timed out" if done is None else (done.stderr.strip().splitlines() or ["pip failed"])[-1]
+        folder = fetched_once(CUDA_13_FOLDER, lambda folder: [
+            "download", "--quiet", "--timeout", "30", "--retries", "1", "--no-deps", "--only-binary=:all:",
+            "-d", str(folder / "wheel"), f"nvidia-cuda-nvcc=={CUDA_13}"], finish=keep_only_ptxas)
+    except FetchError as why:
         _NO_CUDA_13.append(f"cannot download nvidia-cuda-nvcc=={CUDA_13} from PyPI for its ptxas ({why})")
         pytest.skip(_NO_CUDA_13[0])
-    [wheel] = (partial / "wheel").glob("*.whl")
-    with zipfile.ZipFile(wheel) as archive, archive.open("nvidia/cu13/bin/ptxas") as member, \
-            open(partial / "ptxas", "wb") as out:
-        shutil.copyfileobj(member, out)
-    (partial / "ptxas").chmod(0o755)
-    shutil.rmtree(partial / "wheel")
-    try:
-        partial.rename(CUDA_13_FOLDER)
-    except OSError:  # another pytest worker put it there first
-        shutil.rmtree(partial, ignore_errors=True)
-    return str(ptxas)
+    return str(folder / "ptxas")
 
 
 # -- the reproducer of the message in the page's `errors:` front matter

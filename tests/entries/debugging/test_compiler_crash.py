@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from snippets.debugging import compiler_crash as entry
-from triton_faq.testing import assert_matches_float64, fresh_randn, in_fresh_process
+from triton_faq.testing import assert_matches_float64, fresh_randn, in_fresh_process_by_case
 
 PIPELINE_FAILED = "Pipeline failed while executing [`NVGPUWarpSpecialization` on 'builtin.module' operation]"
 
@@ -76,7 +76,7 @@ def _offline_results():
     crashed = {}
     child = threading.Thread(target=lambda: crashed.update(crash=entry.run_child("crash")))
     child.start()  # the child that segfaults on purpose runs while the compiles run
-    results = dict(zip(CASES, in_fresh_process(Path(__file__), "offline_case", [(case,) for case in CASES])))
+    results = in_fresh_process_by_case(Path(__file__), "offline_case", CASES)
     child.join()
     return {**results, "crash": crashed["crash"]}
 

@@ -4,7 +4,6 @@ The compiles for sm_90 (no GPU needed) run in one fresh process that imports Tri
 reader's file may set TRITON_INTERPRET=1, each case in a new empty kernel cache.
 """
 
-import functools
 import inspect
 import os
 import re
@@ -19,7 +18,7 @@ import triton.language as tl
 
 from snippets.language import builtin_min_max_abs as entry
 from triton_faq.backend import DEVICE
-from triton_faq.testing import assert_matches_float64, fresh_randn, in_fresh_process, poisoned
+from triton_faq.testing import assert_matches_float64, fresh_randn, in_fresh_process_by_case, poisoned
 
 ROOT = Path(__file__).resolve().parents[3]
 DEPRECATION = "builtin max on non-scalar tensor values is deprecated, use tl.maximum instead"
@@ -40,10 +39,8 @@ def offline_case(case):
 CASES = ["relu_pitfall", "relu_nan_dropped", "relu_fixed", "abs_pitfall"]
 
 
-@functools.cache
 def _offline_results():
-    cases = [(case,) for case in CASES]
-    return dict(zip(CASES, in_fresh_process(Path(__file__), "offline_case", cases, compile_ready=True)))
+    return in_fresh_process_by_case(Path(__file__), "offline_case", CASES, compile_ready=True)
 
 
 def offline(case):

@@ -3,7 +3,6 @@
 The compiles without a GPU run in one fresh process (`in_fresh_process`), in a new empty cache.
 """
 
-import functools
 import os
 import re
 import tempfile
@@ -14,7 +13,7 @@ import torch
 from triton.compiler.errors import CompilationError
 
 from snippets.language import mismatched_type_across_branches as entry
-from triton_faq.testing import assert_matches_float64, fresh_randn, in_fresh_process
+from triton_faq.testing import assert_matches_float64, fresh_randn, in_fresh_process_by_case
 
 BRANCH = "Mismatched type for y between then block (<['128'], fp32>) and else block (<['128'], fp16>)"
 THEN_ONLY = ("initial value for `y` is of type fp16[constexpr[128]], "
@@ -36,9 +35,8 @@ def offline_case(name):
 CASES = ["scale_pitfall", "scale_in_place_pitfall", "row_sum_pitfall", "scale_fixed"]
 
 
-@functools.cache
 def _offline_results():
-    return dict(zip(CASES, in_fresh_process(Path(__file__), "offline_case", [(case,) for case in CASES])))
+    return in_fresh_process_by_case(Path(__file__), "offline_case", CASES)
 
 
 def offline(case):

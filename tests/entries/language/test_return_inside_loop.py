@@ -4,7 +4,6 @@ Compiling without a GPU happens in one fresh process (`in_fresh_process`), each 
 empty kernel cache.
 """
 
-import functools
 import os
 import re
 import tempfile
@@ -16,7 +15,7 @@ import triton
 import triton.language as tl
 
 from snippets.language import return_inside_loop as entry
-from triton_faq.testing import fresh_randn
+from triton_faq.testing import fresh_randn, in_fresh_process_by_case
 
 MESSAGE = "Cannot have `return` statements inside `while` or `for` statements in triton."
 ONE_BLOCK = "We use SCF, so the loop body should only have one block"
@@ -66,11 +65,8 @@ def offline_case(case):
 CASES = ["pitfall", "fix", "bare return", "break", "helper with return"]
 
 
-@functools.cache
 def _offline_results():
-    from triton_faq.testing import in_fresh_process
-
-    return dict(zip(CASES, in_fresh_process(Path(__file__), "offline_case", [(case,) for case in CASES])))
+    return in_fresh_process_by_case(Path(__file__), "offline_case", CASES)
 
 
 def offline(case):

@@ -4,7 +4,6 @@ The compiles for sm_90 (no GPU needed) run in one fresh process that imports Tri
 reader's file may set TRITON_INTERPRET=1, each case in a new empty kernel cache.
 """
 
-import functools
 import os
 import re
 import tempfile
@@ -15,7 +14,7 @@ import torch
 
 from snippets.language import static_range_range_and_tl_range as entry
 from triton_faq.backend import DEVICE
-from triton_faq.testing import assert_matches_float64, fresh_randn, in_fresh_process
+from triton_faq.testing import assert_matches_float64, fresh_randn, in_fresh_process_by_case
 
 ROOT = Path(__file__).resolve().parents[3]
 RUNTIME_BOUND = "int32[] used as tl.static_range start value is not a constexpr"
@@ -55,10 +54,8 @@ CASES = ["sum_blocks_static_range", "sum_blocks_range", "sum_blocks_tl_range", "
          "constexpr step -8", "static_range, runtime bound", "constexpr defined in static_range"]
 
 
-@functools.cache
 def _offline_results():
-    cases = [(case,) for case in CASES]
-    return dict(zip(CASES, in_fresh_process(Path(__file__), "offline_case", cases, compile_ready=True)))
+    return in_fresh_process_by_case(Path(__file__), "offline_case", CASES, compile_ready=True)
 
 
 def offline(case):

@@ -4,7 +4,6 @@ Every kernel is compiled for sm_90 without a GPU in one fresh process (`in_fresh
 in a new empty kernel cache; the interpreter's side runs here.
 """
 
-import functools
 import os
 import tempfile
 from pathlib import Path
@@ -13,7 +12,7 @@ import pytest
 import torch
 
 from snippets.language import unsupported_python_in_kernels as entry
-from triton_faq.testing import assert_matches_float64, fresh_randn, in_fresh_process
+from triton_faq.testing import assert_matches_float64, fresh_randn, in_fresh_process_by_case
 
 COMPILED = {  # what compiling for sm_90 gives: the last line of the error, or the constant the kernel stores
     "dict": "unsupported AST node type: Dict",
@@ -54,9 +53,8 @@ def offline_case(what):
 CASES = [*entry.CONSTRUCTS, "sum_even_rows", "sum_even_rows_fixed"]
 
 
-@functools.cache
 def _offline_results():
-    return dict(zip(CASES, in_fresh_process(Path(__file__), "offline_case", [(case,) for case in CASES])))
+    return in_fresh_process_by_case(Path(__file__), "offline_case", CASES)
 
 
 def offline(case):

@@ -4,7 +4,6 @@ The compiles without a GPU run in one fresh process (`in_fresh_process`), in a n
 What the H200 stores for the loop variable is recorded by evidence/language/variable_defined_in_one_branch.py.
 """
 
-import functools
 import os
 import re
 import tempfile
@@ -15,7 +14,7 @@ import torch
 from triton.compiler.errors import CompilationError
 
 from snippets.language import variable_defined_in_one_branch as entry
-from triton_faq.testing import assert_matches_float64, fresh_randn, in_fresh_process
+from triton_faq.testing import assert_matches_float64, fresh_randn, in_fresh_process_by_case
 
 
 def offline_case(case):
@@ -41,9 +40,8 @@ def offline_case(case):
 CASES = ["column_mean_pitfall", "shift_pitfall", "stored", "llvm", "fixes"]
 
 
-@functools.cache
 def _offline_results():
-    return dict(zip(CASES, in_fresh_process(Path(__file__), "offline_case", [(case,) for case in CASES])))
+    return in_fresh_process_by_case(Path(__file__), "offline_case", CASES)
 
 
 def offline(case):

@@ -4,7 +4,6 @@ The compiled side is checked without a GPU in one fresh process: the types the l
 each argument, and the kernels compiled for sm_90.
 """
 
-import functools
 import inspect
 import os
 import re
@@ -16,7 +15,7 @@ import torch
 import triton
 
 from snippets.launching import float_arguments_become_float32 as entry
-from triton_faq.testing import assert_matches_float64, fresh_randn, in_fresh_process
+from triton_faq.testing import assert_matches_float64, fresh_randn, in_fresh_process_by_case
 
 
 def argument_types(name):
@@ -49,9 +48,8 @@ def offline_case(what, name):
 CASES = [("argument types", "scale"), ("argument types", "scale_fp64"), ("ttir", "scale"), ("ttir", "scale_fp64")]
 
 
-@functools.cache
 def _offline_results():
-    return dict(zip(CASES, in_fresh_process(Path(__file__), "offline_case", CASES)))
+    return in_fresh_process_by_case(Path(__file__), "offline_case", CASES)
 
 
 def offline(what, name):

@@ -15,7 +15,7 @@ import triton.language as tl
 
 from snippets.launching import jit_function_called_from_host as entry
 from triton_faq.backend import BACKEND
-from triton_faq.testing import assert_matches_float64, fresh_randn, in_fresh_process
+from triton_faq.testing import assert_matches_float64, fresh_randn, in_fresh_process_by_case
 
 MESSAGE = "Cannot call @triton.jit'd outside of the scope of a kernel"
 X = [-2.0, -0.5, 1.0, 3.0]
@@ -52,7 +52,7 @@ def _interpreted_results():
     late = {}
     child = threading.Thread(target=lambda: late.update(late=entry.run_script(entry.LATE_SCRIPT)))
     child.start()  # the script that sets TRITON_INTERPRET too late runs while the host calls run
-    results = dict(zip(CASES, in_fresh_process(Path(__file__), "host_call_case", [(case,) for case in CASES])))
+    results = in_fresh_process_by_case(Path(__file__), "host_call_case", CASES)
     child.join()
     return {**results, **late}
 

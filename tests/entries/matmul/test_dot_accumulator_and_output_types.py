@@ -4,7 +4,6 @@ The compiles for sm_90 (no GPU needed) run in one fresh process that imports Tri
 reader's file may set TRITON_INTERPRET=1: Triton's own @jit helpers are then compilable.
 """
 
-import functools
 import os
 import tempfile
 from pathlib import Path
@@ -15,7 +14,7 @@ import triton.language as tl
 
 from snippets.matmul import dot_accumulator_and_output_types as entry
 from triton_faq.backend import DEVICE
-from triton_faq.testing import assert_matches_float64, fresh_randn, in_fresh_process
+from triton_faq.testing import assert_matches_float64, fresh_randn, in_fresh_process_by_case
 
 ROOT = Path(__file__).resolve().parents[3]
 ASSERTION = "assert acc.type.shape == ret_ty.shape and acc.type.element_ty == out_dtype"
@@ -40,10 +39,8 @@ def offline_case(case):
     return [line.split("->")[-1].split(" loc(")[0].strip() for line in compiled.asm["ttir"].splitlines() if "tt.dot" in line]
 
 
-@functools.cache
 def _offline_results():
-    cases = [(case,) for case in CASES]
-    return dict(zip(CASES, in_fresh_process(Path(__file__), "offline_case", cases, compile_ready=True, tracebacks=True)))
+    return in_fresh_process_by_case(Path(__file__), "offline_case", CASES, compile_ready=True, tracebacks=True)
 
 
 def offline(case):

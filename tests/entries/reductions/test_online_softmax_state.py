@@ -2,10 +2,7 @@
 
 import os
 import re
-import shutil
 import subprocess
-import sys
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -13,6 +10,7 @@ import torch
 import triton
 
 from snippets.reductions import online_softmax_state as entry
+from triton_faq.fetch import FetchError, fetched_once
 from triton_faq.fresh import run_python_once
 from triton_faq.testing import assert_matches_float64, fresh_randn
 
@@ -66,23 +64,11 @@ def test_vector_state_merged_at_the_end_matches_float64(n_cols):
 def numpy_2_4_folder() -> Path:
     """.cache/numpy-2.4.6, installed from PyPI once (atomically); skips the test when PyPI is unreachable."""
     target = ROOT / ".cache" / f"numpy-{NUMPY_2_4}"
-    if (target / "numpy" / "__init__.py").is_file():
-        return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    partial = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".numpy-{NUMPY_2_4}."))
     try:
-        done = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                               "--no-deps", "--no-compile", "--target", str(partial), f"numpy=={NUMPY_2_4}"],
-                              capture_output=True, text=True, timeout=300)
-    except subprocess.TimeoutExpired:
-        done = None
-    if done is None or done.returncode != 0:
-        shutil.rmtree(partial, ignore_errors=True)
-        why = "pip timed out" if done is None else (done.stderr.strip().splitlines() or ["pip failed"])[-1]
+        return fetched_once(target, lambda folder: ["install", "--quiet", "--no-deps", "--no-compile", "--target",
+                                                    str(folder), f"numpy=={NUMPY_2_4}"])
+    except FetchError as why:
         pytest.skip(f"cannot install numpy=={NUMPY_2_4} from PyPI into {target} ({why})")
-    shutil.rmtree(target, ignore_errors=True)
-    partial.rename(target)
-    return target
 
 
 SOFTMAX_CHILD = """
