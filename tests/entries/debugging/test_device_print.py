@@ -128,6 +128,9 @@ def test_gpu_prints_python_scalars_and_constexprs():
 
 @pytest.mark.gpu
 def test_gpu_a_kernel_that_prints_is_at_least_ten_times_slower():
-    timings = dict(line.split() for line in run_child(TIME_PRINT).stderr.splitlines()
-                   if line.startswith(("with-print", "without-print")))
-    assert float(timings["with-print"]) >= 10 * float(timings["without-print"])
+    # The fastest of three runs of each: the one least disturbed by other work on the GPU (the suite
+    # runs in parallel, and a kernel of 19 µs waits behind other processes' kernels)
+    runs = [dict(line.split() for line in run_child(TIME_PRINT).stderr.splitlines()
+                 if line.startswith(("with-print", "without-print"))) for _ in range(3)]
+    fastest = {kind: min(float(run[kind]) for run in runs) for kind in ("with-print", "without-print")}
+    assert fastest["with-print"] >= 10 * fastest["without-print"], runs
