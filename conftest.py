@@ -1,7 +1,7 @@
 """Test collection for the whole repository.
 
-* Every ```python fence of every English page under docs/, run in page order (sybil, see
-  triton_faq/fences.py); the Chinese pages' fences must equal them (parity).
+* Every ```python fence of every page in the default language, run in page order (sybil, see
+  triton_faq/fences.py); the translations' fences must equal them (parity).
 * tests/ as usual; tests/entries/<topic>/test_<question>.py holds an entry's proof, one test
   per claim, importing the reader's file ``snippets/<topic>/<question>.py`` as
   ``snippets.<topic>.<question>``.
@@ -19,14 +19,14 @@ from pathlib import Path
 import pytest
 from sybil import Sybil
 
-from triton_faq import backend, entries
+from triton_faq import backend, handbook
 from triton_faq.fences import PageFenceParser
 from triton_faq.testing import triton_language_restorer
 
 pytest_plugins = ["triton_checked.pytest_plugin"]  # the checked_interpreter fixture
 
 ROOT = Path(__file__).parent
-entries.importable(ROOT)  # the proofs import the reader's files as snippets.<topic>.<question>
+handbook.importable(ROOT)  # the proofs import the reader's files as snippets.<topic>.<question>
 restore_triton_language = triton_language_restorer()  # taken before any kernel has run
 if "TRITON_FAQ_RUN_CACHE" not in os.environ:  # the main process: its pytest-xdist workers inherit it
     os.environ["TRITON_FAQ_RUN_CACHE"] = tempfile.mkdtemp(prefix="triton-faq-run-")  # see triton_faq/fresh.py
@@ -34,7 +34,7 @@ if "TRITON_FAQ_RUN_CACHE" not in os.environ:  # the main process: its pytest-xdi
 
 pytest_collect_file = Sybil(
     parsers=[PageFenceParser(ROOT)],
-    path=str(ROOT / "docs"),
+    path=str(handbook.load_site(ROOT).docs_dir),
     patterns=["*.md"],
 ).pytest()
 
@@ -49,14 +49,7 @@ def build(root: Path, out: Path):
                           cwd=root, env=env, capture_output=True, text=True, timeout=600)
 
 
-BUILD_IN_BACKGROUND = """\
-import json, os, subprocess, sys
-command, folder, result = json.loads(sys.argv[1]), sys.argv[2], sys.argv[3]
-done = subprocess.run(command, cwd=folder, capture_output=True, text=True)
-with open(result + ".tmp", "w") as stream:
-    json.dump({"returncode": done.returncode, "output": done.stdout + done.stderr}, stream)
-os.replace(result + ".tmp", result)
-"""
+BUILD_IN_BACKGROUND = Path(__file__).parent / "triton_faq" / "children" / "build_site.py"
 
 
 def builds_in_background(config) -> bool:
@@ -85,7 +78,7 @@ def pytest_sessionstart(session):
     import json
 
     command = [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(shared / "built-site")]
-    subprocess.Popen([sys.executable, "-c", BUILD_IN_BACKGROUND, json.dumps(command), str(ROOT),
+    subprocess.Popen([sys.executable, str(BUILD_IN_BACKGROUND), json.dumps(command), str(ROOT),
                       str(shared / "built-site.json")],
                      env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
 
@@ -97,7 +90,7 @@ def pytest_addoption(parser):
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     if config.getoption("--record-gpu-run"):
-        from triton_faq.test_runs import record
+        from triton_faq.gpu_runs import record
 
         command = "pytest " + " ".join(config.invocation_params.args)
         terminalreporter.write_line(record(ROOT, terminalreporter.stats, exitstatus, command.strip()))

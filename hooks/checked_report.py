@@ -11,12 +11,13 @@ from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 
-from triton_faq import interface
-from triton_faq.entries import proof_for
-from triton_faq.pages import indented_like, page_language
-from triton_faq.reports import ReportError, report
+from triton_faq import handbook, ui_text
+from triton_faq.checked_reports import ReportError, report
+from triton_faq.handbook import proof_for
+from triton_faq.handbook.page import indented_like
+from triton_faq.handbook.schema import marker
 
-MARKER = re.compile(r"<!--\s*checked-report:\s*(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*-->")
+MARKER = marker("checked-report")
 
 
 def on_page_markdown(markdown, page, config, files):
@@ -25,18 +26,18 @@ def on_page_markdown(markdown, page, config, files):
     snippet = page.meta.get("snippet")
     if not snippet:
         raise PluginError(f"{page.file.src_uri}: a checked-report marker needs `snippet:` in the front matter")
-    language = page_language(page)
-    root = Path(config["config_file_path"]).parent
+    built = handbook.built(page, config)
+    language, root = built.language, built.site.root
 
     def render(match):
-        name = match["name"]
+        name = match["argument"]
         proof = proof_for(snippet).as_posix()
         try:
             text = report(proof, name, root, uses=(snippet,))
         except ReportError as error:
             raise PluginError(f"{page.file.src_uri}: {error}") from None
         fence = "````" if "```" in text else "```"
-        caption = interface.text(language, "checked_report.caption", name=name, snippet=proof)
+        caption = ui_text.text(language, "checked_report.caption", name=name, snippet=proof)
         return f"{fence}text\n{text.rstrip()}\n{fence}\n\n<small>{caption}</small>"
 
     return MARKER.sub(lambda match: indented_like(match, render(match)), markdown)

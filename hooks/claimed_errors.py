@@ -9,18 +9,19 @@ from __future__ import annotations
 
 import re
 
-from triton_faq import interface
-from triton_faq.pages import inline_code, page_language
+from triton_faq import handbook, ui_text
+from triton_faq.handbook.page import inline_code
+from triton_faq.handbook.schema import section_heading
 
-SYMPTOM = re.compile(r"^## .*\{ *#symptom *\}[ \t]*$", re.MULTILINE)
+SYMPTOM = section_heading("symptom")
 H2 = re.compile(r"^## ", re.MULTILINE)
 
 
 def render(claimed: list[dict], language: str) -> str:
-    lines = [f"**{interface.text(language, 'claimed_errors.title')}**", ""]
+    lines = [f"**{ui_text.text(language, 'claimed_errors.title')}**", ""]
     for number, item in enumerate(claimed, 1):  # #error-N: where the search result for the message leads
-        where = interface.text(language, "claimed_errors.in_parentheses",
-                               where=interface.text(language, f"claimed_errors.where.{item['where']}"))
+        where = ui_text.text(language, "claimed_errors.in_parentheses",
+                               where=ui_text.text(language, f"claimed_errors.where.{item['where']}"))
         lines.append(f'- <a id="error-{number}"></a>{inline_code(item["message"])}{where}')
     return "\n".join(lines) + "\n"
 
@@ -39,4 +40,4 @@ def on_page_markdown(markdown, page, config, files):
     claimed = page.meta.get("errors")
     if not claimed:
         return markdown
-    return insert(markdown, claimed, page_language(page))
+    return insert(markdown, claimed, handbook.built(page, config).language)

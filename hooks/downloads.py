@@ -26,28 +26,25 @@ from pathlib import Path
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files, InclusionLevel
 
-from triton_faq import download, interface
-from triton_faq.entries import load
-from triton_faq.pages import RUN_IT, parse
-
-LANGUAGES = ("en", "zh")
+from triton_faq import download, handbook, ui_text
+from triton_faq.handbook.schema import RUN_IT
 _generated: dict[str, tuple[File, File]] = {}  # entry page src_uri -> (script, notebook page)
 _notebooks: dict[str, str] = {}  # notebook page src_uri -> its Markdown
 
 
-def page_url(config, language: str, entry) -> str:
+def page_url(view: handbook.EntryView) -> str:
     """Where a reader finds the entry: its page on the site if the site has a URL, else its source."""
-    if config.site_url:
-        return config.site_url.rstrip("/") + ("/" if language == "en" else f"/{language}/") + entry.name + "/"
-    return f"{config.repo_url.rstrip('/')}/blob/main/docs/{language}/{entry.name}.md"
+    site = view.entry.site
+    return view.url if site.url else site.source_url(view.entry.name, view.language)
 
 
-def heading(entry, titles: dict[str, str], urls: dict[str, str]) -> str:
-    """The notebook's first cell, in both languages."""
-    lines = [f"# {entry.id} · {titles['en']}", "", f"**{titles['zh']}**", ""]
-    lines += [" · ".join(f"{interface.text(language, 'downloads.entry')}: <{urls[language]}>"
-                         for language in LANGUAGES), ""]
-    lines += [interface.text(language, "downloads.intro") + "\n" for language in LANGUAGES]
+def heading(entry: handbook.Entry) -> str:
+    """The notebook's first cell, in every language."""
+    views = entry.views()
+    lines = [f"# {entry.id} · {views[0].title}", "", *(f"**{view.title}**" for view in views[1:]), ""]
+    lines += [" · ".join(f"{ui_text.text(view.language, 'downloads.entry')}: <{page_url(view)}>"
+                         for view in views), ""]
+    lines += [ui_text.text(view.language, "downloads.intro") + "\n" for view in views]
     return "\n".join(lines)
 
 
@@ -55,11 +52,11 @@ def buttons(language: str, page_src_uri: str, script: File, notebook: File) -> s
     """The Markdown put under the "Run it yourself" heading."""
     here = posixpath.dirname(page_src_uri)
     name = posixpath.basename(script.src_uri)
-    return (f"[{interface.text(language, 'downloads.script', name=name)}]({posixpath.relpath(script.src_uri, here)})"
+    return (f"[{ui_text.text(language, 'downloads.script', name=name)}]({posixpath.relpath(script.src_uri, here)})"
             f'{{ .md-button download="{name}" }}\n'
-            f"[{interface.text(language, 'downloads.notebook')}]({posixpath.relpath(notebook.src_uri, here)})"
+            f"[{ui_text.text(language, 'downloads.notebook')}]({posixpath.relpath(notebook.src_uri, here)})"
             f"{{ .md-button }}\n\n"
-            f"{interface.text(language, 'downloads.needs')}\n")
+            f"{ui_text.text(language, 'downloads.needs')}\n")
 
 
 def insert(markdown: str, addition: str, where: str) -> str:
@@ -80,26 +77,28 @@ def fence(kind: str, text: str, title: str = "") -> str:
 def notebook_page(book: dict, language: str, title: str, ipynb: str, entry_page: str) -> str:
     """The Markdown of the page that shows ``book``: each code cell, then what it printed."""
     lines = [f"# {title}", "",
-             f"[{interface.text(language, 'downloads.download_notebook', name=ipynb)}]({ipynb})"
+             f"[{ui_text.text(language, 'downloads.download_notebook', name=ipynb)}]({ipynb})"
              f'{{ .md-button download="{ipynb}" }} '
-             f"[{interface.text(language, 'downloads.back')}]({entry_page}){{ .md-button }}", "",
-             interface.text(language, "downloads.intro"), ""]
+             f"[{ui_text.text(language, 'downloads.back')}]({entry_page}){{ .md-button }}", "",
+             ui_text.text(language, "downloads.intro"), ""]
     for cell in book["cells"]:
         if cell["cell_type"] != "code":
             continue
         lines.append(fence("python", "".join(cell["source"])))
         for output in cell["outputs"]:
             label = "downloads.output" if output["name"] == "stdout" else "downloads.errors"
-            lines.append(fence("text", output["text"], interface.text(language, label)))
+            lines.append(fence("text", output["text"], ui_text.text(language, label)))
     return "\n".join(lines)
 
 
 @event_priority(-150)  # after mkdocs-static-i18n (-100) has kept this build's language only
 def on_files(files: Files, config):
     root = Path(config["config_file_path"]).parent
+    loaded = handbook.load(root)
     entries = []
-    for entry in load(root):
-        pages = {language: files.get_file_from_path(f"{language}/{entry.name}.md") for language in LANGUAGES}
+    for entry in loaded.entries:
+        pages = {language: files.get_file_from_path(loaded.site.src_uri(entry.name, language))
+                 for language in loaded.site.languages}
         pages = {language: page for language, page in pages.items() if page is not None}
         if pages:
             entries.append((entry, pages))
@@ -108,20 +107,15 @@ def on_files(files: Files, config):
         snippet = entry.snippet.as_posix()
         source = (root / snippet).read_bytes()
         relative = entry.snippet.relative_to("snippets").with_suffix("").as_posix()
-        titles = {language: parse(root / "docs" / language / f"{entry.name}.md").front_matter["title"]
-                  for language in LANGUAGES}
-        urls = {language: page_url(config, language, entry) for language in LANGUAGES}
-        headings = {language: next(text for _, level, text, _ in parse(root / "docs" / language / f"{entry.name}.md").headings
-                                   if level == 1) for language in LANGUAGES}  # Markdown, unlike the titles
         script = File.generated(config, f"downloads/{relative}.py", content=source)
         files.append(script)
-        book = download.notebook(source.decode("utf-8"), heading(entry, titles, urls), runs[str(entry.snippet)])
+        book = download.notebook(source.decode("utf-8"), heading(entry), runs[str(entry.snippet)])
         text = json.dumps(book, ensure_ascii=False, indent=1) + "\n"
         for language, page in pages.items():
-            prefix = f"{language}/" if page.dest_uri.startswith(f"{language}/") else ""  # the default language has none
+            prefix = loaded.site.url_path("index", language)  # the default language has none
             ipynb = File.generated(config, f"{prefix}notebooks/{relative}.ipynb", content=text)
             here = posixpath.dirname(ipynb.src_uri)
-            markdown = notebook_page(book, language, f"{entry.id} · {headings[language]}", posixpath.basename(ipynb.src_uri),
+            markdown = notebook_page(book, language, f"{entry.id} · {entry.view(language).heading}", posixpath.basename(ipynb.src_uri),
                                      posixpath.relpath(page.src_uri, here))
             shown = File.generated(config, f"{prefix}notebooks/{relative}.md", content=markdown,
                                    inclusion=InclusionLevel.NOT_IN_NAV)

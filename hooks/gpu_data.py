@@ -17,16 +17,17 @@ import json
 import re
 from pathlib import Path
 
-from triton_faq import interface
-from triton_faq.entries import data_for
-from triton_faq.pages import indented_like, page_language
+from triton_faq import handbook, ui_text
+from triton_faq.handbook import data_for
+from triton_faq.handbook.page import indented_like
+from triton_faq.handbook.schema import marker
 
-MARKER = re.compile(r"<!--\s*gpu-data:\s*(?P<name>[A-Za-z0-9_-]+)\s*-->")
+MARKER = marker("gpu-data")
 
 
 def cell(value, language: str) -> str:
     if isinstance(value, bool):
-        return interface.text(language, "gpu_data.yes" if value else "gpu_data.no")
+        return ui_text.text(language, "gpu_data.yes" if value else "gpu_data.no")
     if isinstance(value, float):
         return f"{value:.4g}"
     if isinstance(value, list):
@@ -105,14 +106,14 @@ def render(name: str, data: dict | None, language: str, entry_id: str, command: 
     command = command_for(name, command)
     measured = [(gpu, r) for gpu, r in sorted((data or {}).get("results", {}).items()) if name in r["evidence"]]
     if not measured:
-        body = (interface.text(language, "gpu_data.missing_command", name=name, command=command) if command
-                else interface.text(language, "gpu_data.missing", name=name, id=entry_id))
-        return f'!!! warning "{interface.text(language, "gpu_data.missing_title")}"\n    {body}\n'
+        body = (ui_text.text(language, "gpu_data.missing_command", name=name, command=command) if command
+                else ui_text.text(language, "gpu_data.missing", name=name, id=entry_id))
+        return f'!!! warning "{ui_text.text(language, "gpu_data.missing_title")}"\n    {body}\n'
     blocks = []
     for _, result in measured:
         p = result["provenance"]
         key = "gpu_data.caption_cpu" if p.get("gpu") == "none" else "gpu_data.caption"
-        caption = interface.text(language, key, day=p["date"][:10], **p)
+        caption = ui_text.text(language, key, day=p["date"][:10], **p)
         evidence = result["evidence"][name]
         chart = f"\n{render_chart(evidence, language)}\n" if "chart" in evidence else ""
         blocks.append(f"{render_table(evidence, language)}\n{chart}\n*{caption}*\n")
@@ -120,7 +121,7 @@ def render(name: str, data: dict | None, language: str, entry_id: str, command: 
 
 
 def fill(markdown: str, data: dict | None, language: str, entry_id: str, command: str | dict | None = None) -> str:
-    return MARKER.sub(lambda m: indented_like(m, render(m["name"], data, language, entry_id, command)), markdown)
+    return MARKER.sub(lambda m: indented_like(m, render(m["argument"], data, language, entry_id, command)), markdown)
 
 
 data_path = data_for
@@ -137,5 +138,5 @@ def on_page_markdown(markdown, page, config, files):
     root = Path(config["config_file_path"]).parent
     path = root / (named if named is not None else data_path(snippet))
     data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
-    language = page_language(page)
+    language = handbook.built(page, config).language
     return fill(markdown, data, language, page.meta.get("id", ""), page.meta.get("data_command"))

@@ -9,23 +9,21 @@
 from __future__ import annotations
 
 import json
-import re
-from pathlib import Path
 
-from triton_faq import interface
-from triton_faq.entries import proof_for
-from triton_faq.pages import page_language
-from triton_faq.test_runs import PATH
+from triton_faq import handbook, ui_text
+from triton_faq.gpu_runs import PATH
+from triton_faq.handbook import proof_for
+from triton_faq.handbook.schema import marker, section_heading
 
-MARKER = "<!-- gpu-test-runs -->"
+MARKER = marker("gpu-test-runs")
 COLUMNS = ("gpu", "date", "torch", "triton", "passed", "failed", "skipped")
 
 
 def render(data: dict | None, language: str) -> str:
     results = sorted((data or {}).get("results", {}).items())
     if not results:
-        return interface.text(language, "gpu_test_runs.none")
-    header = [interface.text(language, f"gpu_test_runs.column.{column}") for column in COLUMNS]
+        return ui_text.text(language, "gpu_test_runs.none")
+    header = [ui_text.text(language, f"gpu_test_runs.column.{column}") for column in COLUMNS]
     lines = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
     failures = []
     for gpu, run in results:
@@ -34,16 +32,16 @@ def render(data: dict | None, language: str) -> str:
         lines.append("| " + " | ".join(str(x) for x in cells) + " |")
         failures += [f"- {gpu}: `{nodeid}`" for nodeid in run.get("failures", [])]
     if failures:
-        lines += ["", interface.text(language, "gpu_test_runs.failed"), "", *failures]
+        lines += ["", ui_text.text(language, "gpu_test_runs.failed"), "", *failures]
     return "\n".join(lines) + "\n"
 
 
-HOW_WE_KNOW = re.compile(r"^## .*\{ *#how-we-know *\}[ \t]*$", re.MULTILINE)
+HOW_WE_KNOW = section_heading("how-we-know")
 
 
 def checked_line(data: dict | None, language: str, files: tuple[str, ...]) -> str:
-    """Where an entry's tests ran, from the record; ``files`` are its proof and its English page."""
-    line = interface.text(language, "gpu_test_runs.checked.ci")
+    """Where an entry's tests ran, from the record; ``files`` are its proof and its page in the default language."""
+    line = ui_text.text(language, "gpu_test_runs.checked.ci")
     runs = sorted((data or {}).get("results", {}).items())
     counted = False
     for gpu, run in runs:
@@ -53,23 +51,22 @@ def checked_line(data: dict | None, language: str, files: tuple[str, ...]) -> st
             continue
         counted = True
         p = run["provenance"]
-        line += interface.text(language, "gpu_test_runs.checked.gpu", gpu=gpu, cuda=p["cuda"], torch=p["torch"],
+        line += ui_text.text(language, "gpu_test_runs.checked.gpu", gpu=gpu, cuda=p["cuda"], torch=p["torch"],
                                triton=p["triton"], day=p["date"][:10], **counts)
-    return line + ("" if counted else interface.text(language, "gpu_test_runs.checked.none"))
+    return line + ("" if counted else ui_text.text(language, "gpu_test_runs.checked.none"))
 
 
 def on_page_markdown(markdown, page, config, files):
-    root = Path(config["config_file_path"]).parent
-    path = root / PATH
-    if MARKER not in markdown and "id" not in page.meta:
+    if not MARKER.search(markdown) and "id" not in page.meta:
         return markdown
+    site, language, name = handbook.built(page, config)
+    path = site.root / PATH
     data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
-    language = page_language(page)
-    if MARKER in markdown:
-        markdown = markdown.replace(MARKER, render(data, language))
+    if MARKER.search(markdown):
+        markdown = MARKER.sub(lambda _: render(data, language), markdown)
     heading = HOW_WE_KNOW.search(markdown)
     if "id" in page.meta and "snippet" in page.meta and heading:
-        english = "docs/en/" + page.file.src_uri.split("/", 1)[1]
-        line = checked_line(data, language, (proof_for(page.meta["snippet"]).as_posix(), english))
+        original = site.page_file(name, site.default).relative_to(site.root).as_posix()
+        line = checked_line(data, language, (proof_for(page.meta["snippet"]).as_posix(), original))
         markdown = markdown[: heading.end()] + "\n\n" + line + "\n" + markdown[heading.end():]
     return markdown

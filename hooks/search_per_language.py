@@ -25,14 +25,12 @@ from pathlib import Path
 
 from mkdocs.plugins import event_priority
 
-from triton_faq import entries, errors, interface
-from triton_faq.pages import parse
+from triton_faq import handbook, ui_text
 
 BASE = re.compile(r'("base": ")([^"]*)(")')
 MESSAGE_WEIGHT = 300.0  # between text (1) and title (1000): a claimed message weighs more than body text
 READER_WEIGHT = 300.0  # symptoms and keywords: as much as a claimed message
 HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
-LANGUAGES = ("en", "zh")
 
 
 def tag_claimed_messages(index: dict, root: Path) -> dict:
@@ -40,12 +38,11 @@ def tag_claimed_messages(index: dict, root: Path) -> dict:
 
     The messages are the entry's ``errors:`` (identical in both languages, parity-checked).
     """
-    claimed, _ = errors.load(root)
+    book = handbook.load(root)
     by_location: dict[str, list[str]] = {}
-    for error in claimed:
-        page = error.entry.page.relative_to("docs/en").with_suffix("").as_posix() + "/"
-        for location in (page, f"zh/{page}"):
-            by_location.setdefault(location, []).append(error.message)
+    for error in book.claimed_errors:
+        for view in error.entry.views():
+            by_location.setdefault(view.url_path, []).append(error.message)
     for doc in index["docs"]:
         if doc["location"] in by_location:
             doc["tags"] = by_location[doc["location"]]
@@ -66,24 +63,17 @@ def segment(phrase: str) -> str:
     return HAN.sub(lambda run: "\u200b" + "\u200b".join(jieba.cut(run[0])) + "\u200b", phrase).strip("\u200b")
 
 
-def reader_words(language: str, front: dict) -> list[str]:
-    """An entry's symptoms and keywords in ``language``, as its search field holds them."""
-    phrases = [*front.get("symptoms", []), *front.get("keywords", [])]
-    if language == "en":
-        return phrases
-    # a keyword stays whole too, so the query's segmenter (longest word in the index first) finds it
-    whole = [word for keyword in front.get("keywords", []) for word in HAN.findall(keyword) if len(word) > 1]
-    return [segment(phrase) for phrase in phrases] + whole
+def reader_words(view: handbook.EntryView) -> list[str]:
+    """An entry's symptoms and keywords in one language, as its search field holds them: Chinese
+    segmented (text with no Han characters is left as it is), each Chinese keyword also kept whole, so
+    the query's segmenter (longest word in the index first) finds it."""
+    whole = [word for keyword in view.keywords for word in HAN.findall(keyword) if len(word) > 1]
+    return [segment(phrase) for phrase in [*view.symptoms, *view.keywords]] + whole
 
 
 def index_reader_words(index: dict, root: Path) -> dict:
     """Each entry page's ``symptoms:`` and ``keywords:``, per language, in a searched ``keywords`` field."""
-    words = {}
-    for entry in entries.load(root):
-        name = entry.name + "/"
-        for language in LANGUAGES:
-            front = parse(root / "docs" / language / f"{entry.name}.md").front_matter
-            words[name if language == "en" else f"{language}/{name}"] = reader_words(language, front)
+    words = {view.url_path: reader_words(view) for entry in handbook.load(root).entries for view in entry.views()}
     for doc in index["docs"]:
         if doc["location"] in words:
             doc["keywords"] = words[doc["location"]]
@@ -91,25 +81,26 @@ def index_reader_words(index: dict, root: Path) -> dict:
     return index
 
 
-def stop_words() -> list[str]:
+def stop_words(site: handbook.Site) -> list[str]:
     """Every language's words that find nothing, longest first (a longer one may contain a shorter)."""
-    words = {word for language in LANGUAGES
-             for word in interface.text(language, "search_per_language.stop_words").split()}
+    words = {word for language in site.languages
+             for word in ui_text.text(language, "search_per_language.stop_words").split()}
     return sorted(words, key=lambda word: (-len(word), word))
 
 
-def split(index: dict, other: str = "zh") -> dict[str, dict]:
-    """{language: index} from one merged index whose other-language locations start with ``other/``."""
-    prefix = f"{other}/"
-    default = [doc for doc in index["docs"] if not doc["location"].startswith(prefix)]
-    translated = [dict(doc, location=doc["location"][len(prefix):]) for doc in index["docs"]
-                  if doc["location"].startswith(prefix)]
+def split(index: dict, site: handbook.Site) -> dict[str, dict]:
+    """{language: index} from one merged index whose translated locations start with ``<language>/``."""
     config = {key: value for key, value in index["config"].items() if key not in ("lang", "separator")}
-    separator = {language: interface.text(language, "search_per_language.separator") for language in ("en", other)}
-    return {
-        "en": {"config": {**config, "lang": ["en"], "separator": separator["en"]}, "docs": default},
-        other: {"config": {**config, "lang": [other], "separator": separator[other]}, "docs": translated},
-    }
+    docs: dict[str, list] = {language: [] for language in site.languages}
+    for doc in index["docs"]:
+        language = next((other for other in site.translations if doc["location"].startswith(f"{other}/")),
+                        site.default)
+        prefix = "" if language == site.default else f"{language}/"
+        docs[language].append(dict(doc, location=doc["location"][len(prefix):]) if prefix else doc)
+    return {language: {"config": {**config, "lang": [language],
+                                  "separator": ui_text.text(language, "search_per_language.separator")},
+                       "docs": docs[language]}
+            for language in site.languages}
 
 
 def one_level_up(base: str) -> str:
@@ -125,7 +116,8 @@ def point_at_own_index(html: str) -> str:
 
 
 def on_config(config):
-    config["extra"]["search_stop_words"] = stop_words()  # for overrides/main.html
+    site = handbook.load_site(Path(config["config_file_path"]).parent)
+    config["extra"]["search_stop_words"] = stop_words(site)  # for overrides/main.html
     return config
 
 
@@ -134,15 +126,16 @@ def on_post_build(config):
     i18n = config.plugins.get("i18n")
     if i18n is None or i18n.building:  # a nested per-language build; the final pass comes later
         return
-    site = Path(config["site_dir"])
-    merged = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
-    root = Path(config["config_file_path"]).parent
-    merged = index_reader_words(tag_claimed_messages(merged, root), root)
-    for language, index in split(merged).items():
-        target = site / ("" if language == "en" else language) / "search" / "search_index.json"
+    built = Path(config["site_dir"])
+    site = handbook.load_site(Path(config["config_file_path"]).parent)
+    merged = json.loads((built / "search" / "search_index.json").read_text(encoding="utf-8"))
+    merged = index_reader_words(tag_claimed_messages(merged, site.root), site.root)
+    for language, index in split(merged, site).items():
+        target = built / site.url_path("index", language) / "search" / "search_index.json"
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(json.dumps(index, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
-    for page in (site / "zh").rglob("*.html"):
-        html = page.read_text(encoding="utf-8")
-        if '"base": "' in html:
-            page.write_text(point_at_own_index(html), encoding="utf-8")
+    for language in site.translations:
+        for page in (built / site.url_path("index", language)).rglob("*.html"):
+            html = page.read_text(encoding="utf-8")
+            if '"base": "' in html:
+                page.write_text(point_at_own_index(html), encoding="utf-8")

@@ -13,15 +13,16 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from triton_faq import interface
+from triton_faq import handbook, ui_text
 from triton_faq.matrix import COMMAND, read, verdict
-from triton_faq.pages import RUN_IT, indented_like, page_language
+from triton_faq.handbook.page import indented_like
+from triton_faq.handbook.schema import RUN_IT, marker
 
-CHECKER = re.compile(r"<!--\s*version-matrix:\s*checker\s*-->")
+CHECKER = marker("version-matrix")
 
 
 def table(rows, language):
-    claim, result = (interface.text(language, f"version_matrix.{key}") for key in ("claim", "result"))
+    claim, result = (ui_text.text(language, f"version_matrix.{key}") for key in ("claim", "result"))
     lines = [f"| {claim} | {result} |", "| --- | --- |"]
     lines += [f"| `{name}` | {sentence} |" for name, sentence in rows]
     return "\n".join(lines)
@@ -29,7 +30,7 @@ def table(rows, language):
 
 def render(data: dict | None, entry_id: str, language: str) -> str:
     def text(key, **values):
-        return interface.text(language, f"version_matrix.{key}", **values)
+        return ui_text.text(language, f"version_matrix.{key}", **values)
 
     out = [f"## {text('heading')}", ""]
     row = (data or {}).get("entries", {}).get(entry_id)
@@ -58,7 +59,7 @@ def render(data: dict | None, entry_id: str, language: str) -> str:
 def render_checker(data: dict | None, language: str) -> str:
     """The checked interpreter's tests across the Triton versions: the ones that differ, then all."""
     def text(key, **values):
-        return interface.text(language, f"version_matrix.{key}", **values)
+        return ui_text.text(language, f"version_matrix.{key}", **values)
 
     row = (data or {}).get("checker")
     if row is None:
@@ -80,11 +81,11 @@ def render_checker(data: dict | None, language: str) -> str:
 def on_page_markdown(markdown, page, config, files):
     if CHECKER.search(markdown):
         data = read(Path(config["config_file_path"]).parent)
-        markdown = CHECKER.sub(lambda m: indented_like(m, render_checker(data, page_language(page))), markdown)
+        markdown = CHECKER.sub(lambda m: indented_like(m, render_checker(data, handbook.built(page, config).language)), markdown)
     entry_id = page.meta.get("id")
     if not entry_id or not RUN_IT.search(markdown):
         return markdown
     data = read(Path(config["config_file_path"]).parent)
-    section = render(data, entry_id, page_language(page))
+    section = render(data, entry_id, handbook.built(page, config).language)
     match = RUN_IT.search(markdown)
     return markdown[:match.start()] + section + markdown[match.start():]

@@ -6,7 +6,7 @@ import sys
 import pytest
 
 from conftest import ROOT
-from triton_faq.check import check
+from triton_faq.validate import check
 from triton_faq.scaffold import ScaffoldError, new, next_id
 
 PAGE = "docs/{}/garbage-values/masked-load-without-other.md"

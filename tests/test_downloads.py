@@ -6,9 +6,9 @@ import pytest
 
 from conftest import ROOT
 from triton_faq import backend, download
-from triton_faq.entries import load
+from triton_faq.handbook import load as load_handbook
 
-ENTRIES = load(ROOT)
+ENTRIES = load_handbook(ROOT).entries
 IDS = [entry.id for entry in ENTRIES]
 
 

@@ -5,7 +5,11 @@ import importlib.util
 import pytest
 
 from conftest import ROOT
-from triton_faq import backend, errors
+import re
+from pathlib import Path
+
+from triton_faq import backend, handbook
+from triton_faq import claimed_errors as errors
 
 CLAIMED, PROBLEMS = errors.load(ROOT)
 
@@ -29,17 +33,16 @@ def test_a_claim_the_pitfall_does_not_produce_fails(tmp_path):
     proof = tmp_path / "tests" / "entries" / "topic" / "test_question.py"
     proof.parent.mkdir(parents=True)
     proof.write_text("def reproduce():\n    raise ValueError('a different message')\n")
-    entry = errors.entries_module.Entry("TP999", "docs/en/topic/question.md", errors.Path("snippets/topic/question.py"))
+    entry = handbook.Entry("TP999", "topic/question", Path("snippets/topic/question.py"), handbook.load_site(ROOT), {})
     claimed = errors.ClaimedError(entry, "arange's range must be a power of 2",
-                                  errors.re.compile("arange's range"), "compile", "any", "reproduce")
+                                  re.compile("arange's range"), "compile", "any", "reproduce")
     text = errors.reproduce(tmp_path, claimed)
     assert "a different message" in text and claimed.message not in text
 
 
 def test_badly_written_claims_are_reported():
-    entry = errors.entries_module.Entry("TP999", "docs/en/x/y.md", "snippets/x/y.py")
-    problems = errors._check(entry, {"message": "boom 12", "fingerprint": "bang", "where": "later",
-                                     "backend": "any", "reproduce": "f"}, 0)
+    problems = errors.error_problems("docs/en/x/y.md: errors[0]", {"message": "boom 12", "fingerprint": "bang",
+                                                                   "where": "later", "backend": "any", "reproduce": "f"})
     assert "docs/en/x/y.md: errors[0]: where 'later' is not one of compile, launch, interpreter, runtime" in problems
     assert "docs/en/x/y.md: errors[0]: fingerprint does not match its own message" in problems
 

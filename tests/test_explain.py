@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from conftest import ROOT
-from triton_faq import errors
+from triton_faq import claimed_errors as errors
 from triton_faq.explain import default_language, explain
 
 CLAIMED, _ = errors.load(ROOT)
@@ -107,7 +107,9 @@ def test_the_default_language_follows_the_locale(environ, language):
 
 
 def test_the_site_url_in_the_code_is_the_one_mkdocs_publishes_at():
-    from triton_faq.entries import SITE_URL
+    from triton_faq.handbook import load_site
+
+    SITE_URL = load_site(ROOT).url
 
     lines = (ROOT / "mkdocs.yml").read_text(encoding="utf-8").splitlines()
     assert f"site_url: {SITE_URL}" in lines

@@ -8,14 +8,15 @@ import shutil
 import pytest
 
 from conftest import ROOT
-from triton_faq import bench, entries
+from triton_faq import bench, handbook
+from triton_faq.code_hash import data_hash
 
 spec = importlib.util.spec_from_file_location("gpu_data_hook", ROOT / "hooks" / "gpu_data.py")
 hook = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(hook)
 
 EVIDENCE = re.compile(r'@gpu_evidence\("(?P<name>[A-Za-z0-9_-]+)"\)')
-TP001 = entries.find("TP001")
+TP001 = handbook.load(ROOT).find("TP001")
 
 
 def test_no_gpu_data_is_stale():
@@ -26,9 +27,10 @@ def _measured_copy(tmp_path):
     for name in ("docs", "snippets", "data", "evidence", "tests/entries"):
         if (ROOT / name).exists():
             shutil.copytree(ROOT / name, tmp_path / name)
+    shutil.copy(ROOT / "mkdocs.yml", tmp_path / "mkdocs.yml")  # a checkout: where its pages are
     data = bench.read(tmp_path / TP001.data)
     data["results"]["Test GPU"] = {"provenance": {"date": "2026-01-01T00:00:00Z",
-                                                  "code_sha256": entries.data_hash(tmp_path, TP001)},
+                                                  "code_sha256": data_hash(tmp_path, TP001)},
                                    "evidence": {}}
     bench.write_atomically(tmp_path / TP001.data, data)
     assert not [p for p in bench.stale(tmp_path) if "Test GPU" in p]
@@ -154,7 +156,7 @@ def test_a_chart_draws_one_line_per_series_and_circles_the_marked_point():
 
 
 def stored_tables():
-    for entry in entries.load(ROOT):
+    for entry in handbook.load(ROOT).entries:
         path = ROOT / entry.data
         if path.exists():
             for gpu, result in bench.read(path)["results"].items():

@@ -6,11 +6,11 @@ import time
 import pytest
 
 from conftest import ROOT
-from triton_faq import entries, lint
+from triton_faq import handbook, lint
 from triton_faq.cli import main
-from triton_faq.pages import section_lines
+from triton_faq.handbook.page import section_lines
 
-BY_ID = {entry.id: entry for entry in entries.load(ROOT)}
+BY_ID = {entry.id: entry for entry in handbook.load(ROOT).entries}
 
 
 @pytest.mark.parametrize("rule", sorted(lint.RULES))

@@ -46,7 +46,7 @@ QUERIES = [
 
 def answering(query: str) -> list[str]:
     """Pages of the entries that claim an error message contained in ``query``: each one answers it."""
-    from triton_faq import errors
+    from triton_faq import claimed_errors as errors
 
     claimed, _ = errors.load(ROOT)
     pages = [error.entry.page.relative_to("docs/en").with_suffix("").as_posix() + "/" for error in claimed
@@ -84,7 +84,7 @@ def test_the_language_switcher_keeps_the_page(site, browser):
 
 def claimed_messages() -> dict[str, str]:
     """{message: the page of the first entry claiming it} for every message an entry claims."""
-    from triton_faq import errors
+    from triton_faq import claimed_errors as errors
 
     claimed, _ = errors.load(ROOT)
     pages: dict[str, str] = {}

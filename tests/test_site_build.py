@@ -7,9 +7,9 @@ import nbformat
 
 from conftest import ROOT, build
 from triton_faq import download
-from triton_faq.entries import load
+from triton_faq.handbook import load as load_handbook
 
-ENTRIES = load(ROOT)
+ENTRIES = load_handbook(ROOT).entries
 
 PAGE = "garbage-values/masked-load-without-other"
 

@@ -5,10 +5,10 @@ import re
 import pytest
 
 from conftest import ROOT
-from triton_faq.entries import load, snippet_for
-from triton_faq.pages import parse
+from triton_faq.handbook import parse, snippet_for
+from triton_faq.handbook import load as load_handbook
 
-ENTRIES = load(ROOT)
+ENTRIES = load_handbook(ROOT).entries
 SNIPPETS = sorted((ROOT / "snippets").rglob("*.py"))
 KEBAB = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
@@ -17,7 +17,7 @@ KEBAB = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 def test_an_entry_mirrors_its_page_path_in_every_file(entry):
     relative = entry.page.relative_to("docs/en").with_suffix("")
     assert all(KEBAB.match(part) for part in relative.parts), f"{relative}: use kebab-case names"
-    assert entry.snippet == snippet_for(entry.page), entry.snippet
+    assert entry.snippet == snippet_for(entry.name), entry.snippet
     assert (ROOT / entry.snippet).is_file()
     assert (ROOT / entry.proof).is_file(), f"{entry.id}: no proof at {entry.proof}"
     assert (ROOT / "docs" / "zh" / entry.page.relative_to("docs/en")).is_file()

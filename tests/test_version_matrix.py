@@ -6,7 +6,7 @@ import pytest
 
 from conftest import ROOT
 from triton_faq import matrix
-from triton_faq.entries import load
+from triton_faq.handbook import load as load_handbook
 
 VERSIONS = ["3.2.0", "3.3.1", "3.4.0", "3.5.1", "3.6.0"]
 
@@ -57,7 +57,7 @@ def test_a_failed_run_writes_nothing(tmp_path, monkeypatch, capsys):
     target = tmp_path / matrix.DATA
     target.parent.mkdir(parents=True)
     target.write_text('{"before": true}')
-    for name in ("docs", "snippets", "tests"):
+    for name in ("mkdocs.yml", "docs", "snippets", "tests"):
         (tmp_path / name).symlink_to(ROOT / name)
 
     def refuse(root, version):
@@ -85,7 +85,7 @@ def test_every_entry_page_gets_the_section_in_its_language():
     hook = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(hook)
     data = matrix.read(ROOT)
-    entry = load(ROOT)[0]
+    entry = load_handbook(ROOT).entries[0]
     en, zh = hook.render(data, entry.id, "en"), hook.render(data, entry.id, "zh")
     assert en.startswith("## On which Triton versions { #triton-versions }")
     assert zh.startswith("## 在哪些 Triton 版本上成立 { #triton-versions }")

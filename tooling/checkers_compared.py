@@ -216,7 +216,7 @@ def code_files(root: Path, cpu: bool) -> list[Path]:
 def code_hash(cpu: bool, root: Path = ROOT) -> str:
     """sha256 of the code (comments and docstrings left out) of ``code_files``: recorded with each run,
     compared by tests/test_gpu_data.py."""
-    from triton_faq.entries import code_hash as hash_of_code
+    from triton_faq.code_hash import code_hash as hash_of_code
 
     return hash_of_code(root, *code_files(root, cpu))
 

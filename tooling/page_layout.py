@@ -81,10 +81,13 @@ def measure(page: Path) -> tuple[int | None, int]:
 
 
 def main(site: str) -> int:
+    from triton_faq import handbook
+
     site_dir = Path(site)
+    translations = handbook.load_site(handbook.ROOT).translations
     results = {}
     for page in sorted(site_dir.glob("*/*/index.html")):
-        if page.parts[-3] in ("zh", "notebooks", "downloads", "assets", "search"):
+        if page.parts[-3] in (*translations, "notebooks", "downloads", "assets", "search"):
             continue
         html = page.read_text(encoding="utf-8")
         if "TP0" not in html or 'id="run-it"' not in html:

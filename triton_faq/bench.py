@@ -18,7 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import entries as entries_module
+from . import handbook
+from .code_hash import data_hash
 from .evidence import ATTRIBUTE
 
 NO_GPU = "triton-faq bench: needs a CUDA GPU; PyTorch sees none. Nothing was run and data/ is unchanged."
@@ -39,7 +40,7 @@ def provenance(entry, root: Path, command: str) -> dict:
         "command": command,
         "snippet": str(entry.snippet),
         "evidence": str(entry.evidence),
-        "code_sha256": entries_module.data_hash(root, entry),
+        "code_sha256": data_hash(root, entry),
     }
 
 
@@ -58,7 +59,7 @@ def evidence_functions(path: Path) -> dict:
     """Import an evidence file as a module and return its ``@gpu_evidence`` functions by name."""
     if not path.is_file():
         return {}
-    entries_module.importable(path.parents[2])  # evidence/<topic>/<question>.py: the repository
+    handbook.importable(path.parents[2])  # evidence/<topic>/<question>.py: the repository
     spec = importlib.util.spec_from_file_location(f"triton_faq_snippet_{path.stem}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -97,13 +98,13 @@ def run(root: Path, only: str | None = None, out=None, err=None) -> int:
         print(NO_GPU, file=err)
         return 2
     if only is not None:
-        entry = entries_module.find(only, root)
+        entry = handbook.load(root).find(only)
         if entry is None:
             print(f"triton-faq bench: no entry called {only!r} (use an ID like TP001 or topic/question)", file=err)
             return 1
         selected = [entry]
     else:
-        selected = entries_module.load(root)
+        selected = handbook.load(root).entries
     command = "triton-faq bench" + (f" --only {only}" if only else "")
     failures = 0
     started = time.perf_counter()
@@ -137,11 +138,11 @@ def run(root: Path, only: str | None = None, out=None, err=None) -> int:
 def stale(root: Path) -> list[str]:
     """One sentence per data file whose snippet changed after the data was generated."""
     problems = []
-    for entry in entries_module.load(root):
+    for entry in handbook.load(root).entries:
         path = root / entry.data
         if not path.exists():
             continue
-        current = entries_module.data_hash(root, entry)
+        current = data_hash(root, entry)
         for gpu, result in sorted(read(path)["results"].items()):
             recorded = result["provenance"]
             if recorded.get("code_sha256") != current:

@@ -1,12 +1,14 @@
-"""The ``triton-faq`` command."""
+"""The ``triton-faq`` command: a table of subcommands, each a function of its parsed arguments."""
 
 from __future__ import annotations
 
 import argparse
 import sys
-
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
+MAX_READ = (1 << 20) + 1  # one byte past explain's limit, so a larger input is recognised without reading it all
 
 
 class NotACheckout(RuntimeError):
@@ -15,11 +17,18 @@ class NotACheckout(RuntimeError):
 
 def find_root(start: Path | None = None) -> Path:
     """The handbook checkout that holds the working directory (as git and mkdocs find theirs)."""
+    from .handbook import SiteError, load_site
+
     here = (start or Path.cwd()).resolve()
     for folder in (here, *here.parents):
-        if (folder / "mkdocs.yml").is_file() and (folder / "docs" / "en").is_dir() and (folder / "snippets").is_dir():
-            return folder
-    raise NotACheckout(f"{here} is not inside a checkout of the handbook (no mkdocs.yml with docs/en and "
+        if (folder / "mkdocs.yml").is_file() and (folder / "snippets").is_dir():
+            try:
+                site = load_site(folder)
+            except SiteError:
+                continue
+            if site.folder(site.default).is_dir():
+                return folder
+    raise NotACheckout(f"{here} is not inside a checkout of the handbook (no mkdocs.yml with its pages and "
                        "snippets/ above it); run this from your clone")
 
 
@@ -33,94 +42,31 @@ def _root(command: str, announce: bool = False) -> Path:
     return root
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="triton-faq", description="Tools of the Triton pitfalls handbook.")
-    commands = parser.add_subparsers(dest="command", required=True)
-    bench = commands.add_parser("bench", help="run every snippet's GPU evidence and write data/ (needs a CUDA GPU)")
-    bench.add_argument("--only", metavar="ENTRY", help="one entry: an ID (TP001) or topic/question")
-    explain = commands.add_parser("explain", help="find the entry for an error message, a traceback or an ID")
-    explain.add_argument("text", nargs="*", help="the message or ID; without it, read standard input")
-    explain.add_argument("--lang", choices=("en", "zh"), help="language of the answer (default: from the locale)")
-    explain.add_argument("--json", action="store_true", help="the candidates as JSON, for editors and scripts")
-    new = commands.add_parser("new", help="scaffold a new entry: both pages and the snippet")
-    new.add_argument("name", help="topic/question in kebab-case")
-    commands.add_parser("check", help="validate every entry; print every problem with file and line")
-    commands.add_parser("backend", help="print the backend, GPU and versions that tests would use")
-    commands.add_parser("parity", help="compare the English and Chinese pages")
-    matrix = commands.add_parser("matrix", help="run the interpreter tests against every Triton release from 3.2 "
-                                                "and record where each claim holds (data/version-matrix.json)")
-    matrix.add_argument("--only", metavar="ENTRY", help="one entry: an ID (TP001) or topic/question; `checker`: the "
-                                                        "checked interpreter's tests alone")
-    matrix.add_argument("--versions", help="comma-separated Triton versions (default: newest patch of each "
-                                           "minor release from 3.2 on PyPI)")
-    checked = commands.add_parser("checked", help="run a Python script with every kernel bounds- and race-checked "
-                                                  "under the interpreter")
-    checked.add_argument("--bounds-only", action="store_true", help="check bounds, not races")
-    checked.add_argument("script", help="the script to run")
-    checked.add_argument("script_args", nargs=argparse.REMAINDER, help="its arguments")
-    lint = commands.add_parser("lint", help="check Triton kernels and their host code for the handbook's "
-                                             "pitfalls, statically (no GPU, nothing imported)")
-    from .lint import add_arguments as lint_arguments
+def _languages() -> tuple[str, ...]:
+    from .handbook import ROOT, load_site
 
-    lint_arguments(lint)
-    args = parser.parse_args(argv)
-
-    if args.command == "bench":
-        from .bench import run
-
-        return run(_root("bench", announce=True), args.only)
-    if args.command == "explain":
-        return run_explain(args)
-    if args.command == "lint":
-        from .lint import run as run_lint
-
-        return run_lint(args)
-    if args.command == "new":
-        from .scaffold import ScaffoldError, new
-
-        root = _root("new")
-        try:
-            written = new(args.name, root)
-        except ScaffoldError as error:
-            print(f"triton-faq new: {error}", file=sys.stderr)
-            return 1
-        print(f"triton-faq new: repository {root}", file=sys.stderr)
-        print("\n".join(f"wrote {path}" for path in written))
-        print("next: fill in every TODO(new entry), then run `triton-faq check` and `make test`")
-        return 0
-    if args.command == "check":
-        from .check import check
-
-        problems = check(_root("check", announce=True))
-        print("\n".join(problems) or "check: every entry is complete and consistent")
-        return 1 if problems else 0
-    if args.command == "backend":
-        from .backend import describe
-
-        print(describe())
-        return 0
-    if args.command == "matrix":
-        from .matrix import run as run_matrix
-
-        versions = [v.strip() for v in args.versions.split(",") if v.strip()] if args.versions else None
-        return run_matrix(_root("matrix", announce=True), versions, args.only)
-    if args.command == "checked":
-        return run_checked(args)
-    if args.command == "parity":
-        from .parity import check
-
-        problems = check(_root("parity") / "docs")
-        print("\n".join(problems) or "parity: English and Chinese pages match")
-        return 1 if problems else 0
-    return 2
+    try:
+        return load_site(find_root()).languages
+    except NotACheckout:
+        return load_site(ROOT).languages
 
 
-def run_checked(args) -> int:
-    """``python -m triton_checked`` under another name: the script runs on the interpreter, checked."""
-    from triton_checked.__main__ import main
+# -- the commands -------------------------------------------------------------------------------
 
-    return main([*(["--bounds-only"] if args.bounds_only else []), args.script, *args.script_args],
-                prog="triton-faq checked")
+def bench_arguments(parser) -> None:
+    parser.add_argument("--only", metavar="ENTRY", help="one entry: an ID (TP001) or topic/question")
+
+
+def run_bench(args) -> int:
+    from .bench import run
+
+    return run(_root("bench", announce=True), args.only)
+
+
+def explain_arguments(parser) -> None:
+    parser.add_argument("text", nargs="*", help="the message or ID; without it, read standard input")
+    parser.add_argument("--lang", choices=_languages(), help="language of the answer (default: from the locale)")
+    parser.add_argument("--json", action="store_true", help="the candidates as JSON, for editors and scripts")
 
 
 def run_explain(args) -> int:
@@ -134,14 +80,14 @@ def run_explain(args) -> int:
         data = b""
     else:
         data = sys.stdin.buffer.read(MAX_READ)
-    language = args.lang or default_language()
+    root = _explain_root()
+    language = args.lang or default_language(root=root)
     try:
         text = decode(data)
         if args.json:
-            root = _explain_root()
             print(json.dumps([as_data(m, root, language) for m in candidates(text, root)], ensure_ascii=False, indent=1))
         else:
-            print(explain(text, language, _explain_root()))
+            print(explain(text, language, root))
     except ExplainError as error:
         print(f"triton-faq explain: {error}", file=sys.stderr)
         return 1
@@ -150,7 +96,7 @@ def run_explain(args) -> int:
 
 def _explain_root() -> Path:
     """The checkout the command runs in, else the pages installed with the package."""
-    from .entries import ROOT
+    from .handbook import ROOT
 
     try:
         return find_root()
@@ -158,7 +104,123 @@ def _explain_root() -> Path:
         return ROOT
 
 
-MAX_READ = (1 << 20) + 1  # one byte past the limit, so a larger input is recognised without reading it all
+def new_arguments(parser) -> None:
+    parser.add_argument("name", help="topic/question in kebab-case")
+
+
+def run_new(args) -> int:
+    from .scaffold import ScaffoldError, new
+
+    root = _root("new")
+    try:
+        written = new(args.name, root)
+    except ScaffoldError as error:
+        print(f"triton-faq new: {error}", file=sys.stderr)
+        return 1
+    print(f"triton-faq new: repository {root}", file=sys.stderr)
+    print("\n".join(f"wrote {path}" for path in written))
+    print("next: fill in every TODO(new entry), then run `triton-faq check` and `make test`")
+    return 0
+
+
+def run_check(args) -> int:
+    from .validate import check
+
+    problems = check(_root("check", announce=True))
+    print("\n".join(problems) or "check: every entry is complete and consistent")
+    return 1 if problems else 0
+
+
+def run_backend(args) -> int:
+    from .backend import describe
+
+    print(describe())
+    return 0
+
+
+def run_parity(args) -> int:
+    from .handbook import load_site
+    from .parity import check
+
+    problems = check(load_site(_root("parity")).docs_dir)
+    print("\n".join(problems) or "parity: every translation matches its page")
+    return 1 if problems else 0
+
+
+def matrix_arguments(parser) -> None:
+    parser.add_argument("--only", metavar="ENTRY", help="one entry: an ID (TP001) or topic/question; `checker`: the "
+                                                        "checked interpreter's tests alone")
+    parser.add_argument("--versions", help="comma-separated Triton versions (default: newest patch of each "
+                                           "minor release from 3.2 on PyPI)")
+
+
+def run_matrix(args) -> int:
+    from .matrix import run
+
+    versions = [v.strip() for v in args.versions.split(",") if v.strip()] if args.versions else None
+    return run(_root("matrix", announce=True), versions, args.only)
+
+
+def checked_arguments(parser) -> None:
+    parser.add_argument("--bounds-only", action="store_true", help="check bounds, not races")
+    parser.add_argument("script", help="the script to run")
+    parser.add_argument("script_args", nargs=argparse.REMAINDER, help="its arguments")
+
+
+def run_checked(args) -> int:
+    """``python -m triton_checked`` under another name: the script runs on the interpreter, checked."""
+    from triton_checked.__main__ import main
+
+    return main([*(["--bounds-only"] if args.bounds_only else []), args.script, *args.script_args],
+                prog="triton-faq checked")
+
+
+def lint_arguments(parser) -> None:
+    from .lint import add_arguments
+
+    add_arguments(parser)
+
+
+def run_lint(args) -> int:
+    from .lint import run
+
+    return run(args)
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    help: str
+    run: Callable[[argparse.Namespace], int]
+    arguments: Callable[[argparse.ArgumentParser], None] | None = None
+
+
+COMMANDS = (
+    Command("bench", "run every snippet's GPU evidence and write data/ (needs a CUDA GPU)", run_bench, bench_arguments),
+    Command("explain", "find the entry for an error message, a traceback or an ID", run_explain, explain_arguments),
+    Command("new", "scaffold a new entry: both pages and the snippet", run_new, new_arguments),
+    Command("check", "validate every entry; print every problem with file and line", run_check),
+    Command("backend", "print the backend, GPU and versions that tests would use", run_backend),
+    Command("parity", "compare every translated page with its page in the default language", run_parity),
+    Command("matrix", "run the interpreter tests against every Triton release from 3.2 and record where each "
+                      "claim holds (data/version-matrix.json)", run_matrix, matrix_arguments),
+    Command("checked", "run a Python script with every kernel bounds- and race-checked under the interpreter",
+            run_checked, checked_arguments),
+    Command("lint", "check Triton kernels and their host code for the handbook's pitfalls, statically (no GPU, "
+                    "nothing imported)", run_lint, lint_arguments),
+)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="triton-faq", description="Tools of the Triton pitfalls handbook.")
+    subparsers = parser.add_subparsers(dest="command", required=True)
+    for command in COMMANDS:
+        sub = subparsers.add_parser(command.name, help=command.help)
+        if command.arguments is not None:
+            command.arguments(sub)
+        sub.set_defaults(run=command.run)
+    args = parser.parse_args(argv)
+    return args.run(args)
 
 
 def entry_point() -> int:

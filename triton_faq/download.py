@@ -69,47 +69,7 @@ def cells(source: str) -> list[str]:
 # child starts with them loaded (a child imports them again as a no-op). On CUDA nothing is loaded
 # before the fork: a forked child cannot use a CUDA context its parent made. Prints one JSON line:
 # {name: [{"stdout": ..., "error": ...}, ...]}.
-_RUNNER = r'''
-import contextlib, io, json, linecache, os, sys, traceback
-sys.modules["triton_faq"] = None  # a reader does not have the handbook's tooling
-sys.path[:] = [p for p in sys.path if p not in ("", ".", sys.argv[2], sys.argv[2] + "/")]  # not the repository
-if os.environ.get("TRITON_INTERPRET") == "1":
-    import torch, triton  # noqa: F401  (loaded once, before the forks)
-
-
-def run(name, cells):
-    namespace, outputs = {"__name__": "__main__"}, []
-    for number, source in enumerate(cells):
-        filename = f"<{name}, cell {number}>"
-        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-        stream = io.StringIO()
-        try:
-            with contextlib.redirect_stdout(stream):
-                exec(compile(source, filename, "exec"), namespace)
-            outputs.append({"stdout": stream.getvalue(), "error": None})
-        except BaseException as error:
-            outputs.append({"stdout": stream.getvalue(), "error": "".join(traceback.format_exception(error))})
-            break
-    return outputs
-
-
-results = {}
-for name, cells, folder in json.load(open(sys.argv[1], encoding="utf-8")):
-    result = os.path.join(folder, "result.json")
-    sys.stdout.flush()
-    pid = os.fork()
-    if pid == 0:
-        os.chdir(folder)
-        with open(result, "w", encoding="utf-8") as stream:
-            json.dump(run(name, cells), stream)
-        os._exit(0)
-    _, status = os.waitpid(pid, 0)
-    if os.path.exists(result):
-        results[name] = json.load(open(result, encoding="utf-8"))
-    else:
-        results[name] = [{"stdout": "", "error": f"the process running {name} died (wait status {status})"}]
-print(json.dumps(results))
-'''
+RUNNER = Path(__file__).with_name("children") / "run_reader_file.py"
 
 
 def _versions() -> str:
@@ -119,7 +79,7 @@ def _versions() -> str:
 
 
 def _key(source: str, backend: str) -> str:
-    return hashlib.sha256(f"{source}\0{backend}\0{_versions()}\0{_RUNNER}".encode()).hexdigest()[:32]
+    return hashlib.sha256(f"{source}\0{backend}\0{_versions()}\0{RUNNER.read_text(encoding='utf-8')}".encode()).hexdigest()[:32]
 
 
 def run_alone(root: Path, snippets: list[Path], backend: str, workers: int | None = None) -> dict[str, list[dict]]:
@@ -152,7 +112,7 @@ def run_alone(root: Path, snippets: list[Path], backend: str, workers: int | Non
                         jobs.append([name, cells(sources[name]), str(folder)])
                     job = Path(outside, f"batch-{number}.json")
                     job.write_text(json.dumps(jobs), encoding="utf-8")
-                    done = subprocess.run([sys.executable, "-c", _RUNNER, str(job), str(root)], cwd=outside, env=env,
+                    done = subprocess.run([sys.executable, str(RUNNER), str(job), str(root)], cwd=outside, env=env,
                                           capture_output=True, text=True, timeout=1800)
                     if done.returncode != 0:
                         raise RuntimeError(f"the reader's files could not be run on their own:\n{done.stderr[-3000:]}")
@@ -201,7 +161,3 @@ def notebook(source: str, heading: str, outputs: list[dict] | None = None) -> di
         },
         "cells": notebook_cells,
     }
-
-
-def notebook_json(*args, **kwargs) -> str:
-    return json.dumps(notebook(*args, **kwargs), ensure_ascii=False, indent=1) + "\n"

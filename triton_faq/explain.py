@@ -5,8 +5,8 @@ Fingerprints of the entries' claimed errors are tried first. Failing those, the 
 error-like lines of a traceback, or the whole of a short description) is compared with every
 entry's messages, titles, descriptions, symptoms and keywords in both languages: English words
 and Chinese character pairs, each weighed by how few entries use it. Up to three candidates are
-shown, each with the entry's full URL on the site (``entries.SITE_URL``); ``--json`` gives
-the same as data.
+shown, each with the entry's full URL on the site (mkdocs.yml's ``site_url``); ``--json`` gives
+the same as data. Entries are read through :mod:`triton_faq.handbook`, one parse per page.
 """
 
 from __future__ import annotations
@@ -18,17 +18,13 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-
-from . import entries as entries_module
-from . import errors as errors_module
-from . import interface
-from .pages import parse, snippet_section
+from . import handbook, ui_text
+from .handbook import Entry
 
 MAX_BYTES = 1 << 20
 ID = re.compile(r"^\s*(tp\d{3})\s*$", re.IGNORECASE)
 ERROR_LINE = re.compile(r"error|exception|warning|failed|fault|assert|illegal|invalid|cannot|no attribute", re.I)
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_.']*|\d+|[\u4e00-\u9fff]+")
-H1 = re.compile(r"^# .*$", re.MULTILINE)
 FUZZY_THRESHOLD = 0.35
 HAN = re.compile(r"[\u4e00-\u9fff]+")
 STOP = frozenset("""a an the is are was were be been of to in on at for with by and or not no my our your it its
@@ -43,7 +39,7 @@ class ExplainError(ValueError):
 
 @dataclass
 class Match:
-    entry: entries_module.Entry
+    entry: Entry
     score: float
     message: str | None = None
     where: str | None = None
@@ -64,12 +60,14 @@ def decode(data: bytes) -> str:
     return text
 
 
-def default_language(environ=os.environ) -> str:
+def default_language(environ=os.environ, root: Path = handbook.ROOT) -> str:
+    """The language of the locale (``LC_ALL``, ``LC_MESSAGES``, ``LANG``) if the site has it, else the default."""
+    site = handbook.load_site(root)
     for variable in ("LC_ALL", "LC_MESSAGES", "LANG"):
         value = environ.get(variable, "")
         if value:
-            return "zh" if value.lower().startswith("zh") else "en"
-    return "en"
+            return next((language for language in site.languages if value.lower().startswith(language)), site.default)
+    return site.default
 
 
 def words(text: str) -> set[str]:
@@ -85,21 +83,11 @@ def terms(text: str) -> set[str]:
     return found
 
 
-def entry_url(entry: entries_module.Entry, language: str) -> str:
-    """The entry's page on the site, as a full URL."""
-    return entries_module.entry_url(entry.name, language)
-
-
-def _profile(entry: entries_module.Entry, root: Path, claimed) -> list[str]:
-    """Every text an entry is known by, in both languages."""
-    texts = [e.message for e in claimed if e.entry.id == entry.id]
-    for language in ("en", "zh"):
-        page = root / "docs" / language / entry.page.relative_to("docs/en")
-        if not page.is_file():
-            continue
-        front = parse(page).front_matter
-        texts += [str(front.get("title", "")), str(front.get("description", ""))]
-        texts += [str(item) for key in ("symptoms", "keywords") for item in front.get(key, []) or []]
+def _profile(entry: Entry) -> list[str]:
+    """Every text an entry is known by, in every language."""
+    texts = [error.message for error in entry.errors]
+    for view in entry.views():
+        texts += [view.title, view.description, *view.symptoms, *view.keywords]
     return texts
 
 
@@ -111,7 +99,8 @@ def error_lines(text: str) -> list[str]:
 
 def rank(text: str, root: Path) -> list[Match]:
     """Candidate entries for the text, best first."""
-    claimed, _ = errors_module.load(root)
+    book = handbook.load(root)
+    claimed = book.claimed_errors
     by_fingerprint: dict[str, Match] = {}
     for error in claimed:
         found = error.fingerprint.search(text)
@@ -124,8 +113,8 @@ def rank(text: str, root: Path) -> list[Match]:
         return sorted(by_fingerprint.values(), key=lambda m: -m.score)
     lines = error_lines(text) if len(text.splitlines()) > 3 else [line.strip() for line in text.splitlines() if line.strip()]
     query = terms(" ".join(lines))
-    entries = entries_module.load(root)
-    profiles = {entry.id: _profile(entry, root, claimed) for entry in entries}
+    entries = book.entries
+    profiles = {entry.id: _profile(entry) for entry in entries}
     bags = {entry_id: set().union(*(terms(t) for t in texts)) for entry_id, texts in profiles.items()}
     weight = {term: math.log(1 + len(bags) / (1 + sum(term in bag for bag in bags.values()))) for term in query}
     total = sum(weight.values()) or 1.0
@@ -143,66 +132,48 @@ def rank(text: str, root: Path) -> list[Match]:
     return sorted(matches, key=lambda m: -m.score)[:3]
 
 
-def short_answer(page: Path) -> str:
-    """The answer a page opens with: the paragraphs between its title and the fix code."""
-    text = page.read_text(encoding="utf-8")
-    title = H1.search(text)
-    if title is None:
-        return str(parse(page).front_matter.get("description", ""))
-    rest = text[title.end():]
-    end = re.search(r"^(```|## )", rest, re.MULTILINE)
-    answer = (rest[: end.start()] if end else rest).strip()
-    return answer or str(parse(page).front_matter.get("description", ""))
-
-
-def site_path(entry: entries_module.Entry, language: str) -> str:
-    relative = entry.page.relative_to("docs/en").with_suffix("").as_posix()
-    return f"/{'zh/' if language == 'zh' else ''}{relative}/"
-
-
 def render(match: Match, root: Path, language: str) -> str:
-    colon = "：" if language == "zh" else ":"
+    colon = ui_text.text(language, "explain.colon")
 
     def labels(key):
-        return interface.text(language, f"explain.{key}")
+        return ui_text.text(language, f"explain.{key}")
 
-    page = root / "docs" / language / match.entry.page.relative_to("docs/en")
-    title = parse(page).front_matter.get("title", match.entry.id)
-    lines = [f"{match.entry.id} · {title}"]
+    view = match.entry.view(language)
+    lines = [f"{match.entry.id} · {view.title}"]
     if match.message:
         lines.append(f"{labels('matched')}{colon} \"{match.message}\" ({labels(f'where.{match.where}')})")
-    lines += ["", f"{labels('short')}{colon}", *("  " + line for line in short_answer(page).splitlines()), ""]
-    fix = snippet_section(root / match.entry.snippet, "fix")
+    lines += ["", f"{labels('short')}{colon}", *("  " + line for line in view.answer.splitlines()), ""]
+    fix = match.entry.fix
     if fix:
         lines += [f"{labels('fix')} ({match.entry.snippet}:fix){colon}", *("  " + line for line in fix.splitlines()), ""]
-    lines.append(f"{labels('more')}{colon} {entry_url(match.entry, language)}")
+    lines.append(f"{labels('more')}{colon} {view.url}")
     return "\n".join(lines)
 
 
 def as_data(match: Match, root: Path, language: str) -> dict:
     """One candidate as data, for ``--json``."""
-    page = root / "docs" / language / match.entry.page.relative_to("docs/en")
+    view = match.entry.view(language)
     return {
         "id": match.entry.id,
-        "title": parse(page).front_matter.get("title", match.entry.id),
-        "url": entry_url(match.entry, language),
+        "title": view.title,
+        "url": view.url,
         "score": round(match.score, 3),
         "matched_message": match.message,
         "where": match.where,
-        "answer": short_answer(page),
-        "fix": snippet_section(root / match.entry.snippet, "fix"),
-        "page": page.relative_to(root).as_posix(),
+        "answer": view.answer,
+        "fix": match.entry.fix,
+        "page": view.path.as_posix(),
     }
 
 
-def candidates(text: str, root: Path = entries_module.ROOT) -> list[Match]:
+def candidates(text: str, root: Path = handbook.ROOT) -> list[Match]:
     """The entries for a text, best first; raises ExplainError when nothing fits."""
     asked = ID.match(text)
     if asked:
-        entry = entries_module.find(asked.group(1), root)
+        book = handbook.load(root)
+        entry = book.find(asked.group(1))
         if entry is None:
-            raise ExplainError(f"no entry {asked.group(1).upper()}; IDs run from TP001 to "
-                               f"{entries_module.load(root)[-1].id}")
+            raise ExplainError(f"no entry {asked.group(1).upper()}; IDs run from TP001 to {book.entries[-1].id}")
         return [Match(entry, 1.0)]
     matches = rank(text, root)
     if not matches:
@@ -210,7 +181,7 @@ def candidates(text: str, root: Path = entries_module.ROOT) -> list[Match]:
     return matches
 
 
-def explain(text: str, language: str, root: Path = entries_module.ROOT) -> str:
+def explain(text: str, language: str, root: Path = handbook.ROOT) -> str:
     """What to print for the text; raises ExplainError when nothing fits."""
     matches = candidates(text, root)
     if ID.match(text):
@@ -218,7 +189,7 @@ def explain(text: str, language: str, root: Path = entries_module.ROOT) -> str:
     confident = matches[0].score >= 100 and (len(matches) == 1 or matches[1].score < matches[0].score)
     if confident:
         return render(matches[0], root, language)
-    parts = [interface.text(language, "explain.several" if matches[0].score >= 100 else "explain.unsure"), ""]
+    parts = [ui_text.text(language, "explain.several" if matches[0].score >= 100 else "explain.unsure"), ""]
     for match in matches[:3]:
         parts += [render(match, root, language), "", "-" * 60, ""]
     return "\n".join(parts[:-3])

@@ -29,7 +29,8 @@ from sybil.evaluators.python import PythonEvaluator
 from sybil.parsers.markdown.lexers import RawFencedCodeBlockLexer
 from sybil.parsers.markdown.skip import SkipParser
 
-from .pages import INCLUDE, section_exists, section_lines
+from . import handbook
+from .handbook.page import INCLUDE, section_exists, section_lines
 
 RUN_INFO = "python"
 PYTHONISH = re.compile(r"^\{?\s*\.?(py|python\d?|pycon|ipython\d?)\b", re.IGNORECASE)
@@ -86,9 +87,13 @@ def _session(source: str, path: str, first_line: int):
     return evaluate
 
 
-def _is_chinese(document) -> bool:
-    parts = Path(document.path).parts
-    return "docs" in parts and "zh" in parts
+def _is_translation(root: Path, document) -> bool:
+    """A page in a language other than the default: its code is the default page's (parity checks it)."""
+    site = handbook.load_site(root)
+    try:
+        return site.language_of(Path(document.path).resolve()) != site.default
+    except handbook.SiteError:  # not a page of the site
+        return False
 
 
 class PageFenceParser:
@@ -98,7 +103,7 @@ class PageFenceParser:
         self.root = Path(root)
 
     def __call__(self, document):
-        if _is_chinese(document):
+        if _is_translation(self.root, document):
             return
         yield from _skips(document)
         for region in _lexer(document):

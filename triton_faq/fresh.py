@@ -29,72 +29,11 @@ from pathlib import Path
 RUN_CACHE_VARIABLE = "TRITON_FAQ_RUN_CACHE"
 TIMEOUT_S = 300
 
-# What the fresh process runs: argv[1] the file, argv[2] the function, argv[3] the calls (JSON),
-# argv[4] "compile-ready" or "". Shared by the starter's children and the plain subprocess.
-_CALLS = r'''
-def _calls(snippet, function, calls):
-    import runpy, traceback
-    namespace = runpy.run_path(snippet)
-    results = []
-    for args in calls:
-        try:
-            value = namespace[function](*args)
-            results.append({"value": sorted(value) if isinstance(value, set) else value})
-        except Exception as error:
-            results.append({"error": type(error).__name__, "message": str(error),
-                            "traceback": "".join(traceback.format_exception(error))})
-    return results
-
-
-def _import_triton(compile_ready):
-    import os
-    interpret = os.environ.pop("TRITON_INTERPRET", None) if compile_ready else None
-    import torch, triton, triton.language  # noqa: F401
-    if interpret is not None:
-        os.environ["TRITON_INTERPRET"] = interpret
-'''
-
-_SUBPROCESS = _CALLS + r'''
-import json, sys
-_import_triton(sys.argv[4] == "compile-ready")
-print(json.dumps(_calls(sys.argv[1], sys.argv[2], json.loads(sys.argv[3]))))
-'''
-
-# The starter: imports once, then forks one child per request line {snippet, function, calls,
-# result, log, env} and answers "pid N" when the child starts and "done STATUS" when it ends.
-_STARTER = _CALLS + r'''
-import json, os, sys
-_import_triton(sys.argv[1] == "compile-ready")
-protocol = os.fdopen(os.dup(1), "w")
-for line in sys.stdin:
-    request = json.loads(line)
-    sys.stdout.flush(); sys.stderr.flush()
-    pid = os.fork()
-    if pid == 0:
-        log = os.open(request["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
-        os.dup2(log, 1); os.dup2(log, 2)
-        os.environ.clear(); os.environ.update(request["env"])
-        code = 1
-        try:
-            results = _calls(request["snippet"], request["function"], request["calls"])
-            with open(request["result"] + ".tmp", "w", encoding="utf-8") as stream:
-                json.dump(results, stream)
-            os.replace(request["result"] + ".tmp", request["result"])
-            code = 0
-        except BaseException:
-            import traceback
-            traceback.print_exc()
-        finally:
-            sys.stdout.flush(); sys.stderr.flush()
-            os._exit(code)
-    protocol.write(f"pid {pid}\n"); protocol.flush()
-    _, status = os.waitpid(pid, 0)
-    protocol.write(f"done {status}\n"); protocol.flush()
-'''
+CHILD = Path(__file__).with_name("children") / "fresh_call.py"  # what the fresh processes run
 
 
 def _environment() -> dict[str, str]:
-    from .entries import ROOT
+    from .handbook import ROOT
 
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)  # snippets.<topic>...
@@ -105,7 +44,7 @@ class _Starter:
     """One starter process for one environment and import mode."""
 
     def __init__(self, env: dict[str, str], compile_ready: bool):
-        self.process = subprocess.Popen([sys.executable, "-c", _STARTER, "compile-ready" if compile_ready else ""],
+        self.process = subprocess.Popen([sys.executable, str(CHILD), "starter", "compile-ready" if compile_ready else ""],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                         env=env, text=True)
 
@@ -175,7 +114,7 @@ def _run(snippet: str, function: str, calls: list, compile_ready: bool) -> list[
     env = _environment()
     if env.get("TRITON_INTERPRET") == "1":
         return _starter(env, compile_ready).run(snippet, function, calls, env)
-    done = subprocess.run([sys.executable, "-c", _SUBPROCESS, snippet, function, json.dumps(calls),
+    done = subprocess.run([sys.executable, str(CHILD), "call", snippet, function, json.dumps(calls),
                            "compile-ready" if compile_ready else ""],
                           capture_output=True, text=True, timeout=TIMEOUT_S, env=env)
     if done.returncode != 0:

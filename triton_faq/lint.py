@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from .entries import entry_url  # also the rules page: entry_url("lint")
+from . import handbook
 
 
 
@@ -33,10 +33,11 @@ class Rule:
     id: str
     page: str  # the entry's page under docs/<language>/, without .md
     default: bool  # on without --select
-    summary: str  # one line, English (the page's strings are in triton_faq/interface.py, key lint.rule.<id>)
+    summary: str  # one line, English (the page's strings are in triton_faq/ui_text.py, key lint.rule.<id>)
 
-    def url(self, language: str = "en") -> str:
-        return entry_url(self.page, language)
+    def url(self, language: str | None = None) -> str:
+        """The entry's page on the site (default: in the site's default language)."""
+        return handbook.load_site(handbook.ROOT).url_of(self.page, language)
 
 
 RULES: dict[str, Rule] = {rule.id: rule for rule in (
@@ -968,7 +969,7 @@ def sarif(findings: list[Finding], rules: list[str]) -> dict:
         "runs": [{
             "tool": {"driver": {
                 "name": "triton-faq lint",
-                "informationUri": entry_url("lint"),
+                "informationUri": handbook.load_site(handbook.ROOT).url_of("lint"),
                 "rules": [{"id": r, "name": RULES[r].page.rsplit("/", 1)[-1],
                            "shortDescription": {"text": RULES[r].summary},
                            "helpUri": RULES[r].url(),

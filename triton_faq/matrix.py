@@ -24,9 +24,10 @@ import urllib.request
 from datetime import datetime, timezone
 from pathlib import Path
 
-from . import interface
+from . import handbook, ui_text
 from .bench import write_atomically
-from .entries import ROOT, find, load, proof_hash
+from .code_hash import proof_hash
+from .handbook import ROOT
 from .fetch import FetchError, fetched_once
 
 DATA = Path("data") / "version-matrix.json"
@@ -114,12 +115,12 @@ def _fold(outcomes: dict[str, str]) -> dict[str, dict[str, str]]:
 
 def run(root: Path = ROOT, versions: list[str] | None = None, only: str | None = None) -> int:
     started = time.monotonic()
-    entries = load(root)
+    entries = handbook.load(root).entries
     checker_only = only == "checker"  # the checked interpreter's tests alone
     if checker_only:
         entries = []
     elif only:
-        entry = find(only, root)
+        entry = handbook.load(root).find(only)
         if entry is None:
             print(f"triton-faq matrix: no entry {only!r}", file=sys.stderr)
             return 1
@@ -219,7 +220,7 @@ def stale(root: Path = ROOT) -> list[str]:
     data = read(root)
     problems = []
     recorded = (data or {}).get("entries", {})
-    for entry in load(root):
+    for entry in handbook.load(root).entries:
         row = recorded.get(entry.id)
         if row is None:
             continue  # a new entry: its page says it has not been run on other versions yet
@@ -251,7 +252,7 @@ def _runs(versions: list[str], held: list[bool]) -> list[tuple[bool, list[str]]]
 def verdict(row: dict[str, str], versions: list[str], language: str) -> tuple[str, bool]:
     """(the sentence for one test's row, whether it differs between versions)."""
     def text(key, **values):
-        return interface.text(language, f"matrix.verdict.{key}", **values)
+        return ui_text.text(language, f"matrix.verdict.{key}", **values)
 
     ran = [v for v in versions if row.get(v) in ("passed", "failed", "not collected")]
     if not ran:

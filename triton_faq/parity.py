@@ -1,22 +1,18 @@
-"""Translation parity: the English and Chinese trees must have the same structure.
+"""Translation parity: every language's tree has the default language's structure.
 
 Same files; on each pair of pages the same heading anchors, the same includes and the same
-markers of generated content (``<!-- gpu-data: ... -->``) in the same order, the same code
-fences and the same non-prose front matter. Prose may differ freely.
+markers of generated content (every marker of ``handbook.schema.MARKERS``) in the same order, the
+same code fences and the same front matter except the keys written in each language
+(``handbook.schema.PER_LANGUAGE_KEYS``). Prose may differ freely.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from .pages import PROSE_KEYS, PageError, parse
-
-LANGUAGES = ("en", "zh")
-
-
-def page_files(docs: Path, language: str) -> set[Path]:
-    tree = docs / language
-    return {path.relative_to(tree) for path in tree.rglob("*.md")}
+from . import handbook
+from .handbook.page import PageError, parse
+from .handbook.schema import PER_LANGUAGE_KEYS
 
 
 def anchor_problems(page) -> list[str]:
@@ -32,35 +28,56 @@ def _suggest(text: str) -> str:
     return "-".join(part for part in slug.split("-") if part) or "section"
 
 
-def compare_pages(en_path: Path, zh_path: Path) -> list[str]:
+def compare_pages(original_path: Path, translated_path: Path) -> list[str]:
+    """What differs in structure between a page and its translation, one sentence each."""
     try:
-        en, zh = parse(en_path), parse(zh_path)
+        original, translated = parse(original_path), parse(translated_path)
     except PageError as error:
         return [str(error)]
-    problems = anchor_problems(en) + anchor_problems(zh)
-    if en.anchors != zh.anchors:
-        problems.append(f"{zh_path}: heading anchors {zh.anchors} differ from {en_path}: {en.anchors}")
-    if en.includes != zh.includes:
-        problems.append(f"{zh_path}: includes {zh.includes} differ from {en_path}: {en.includes}")
-    if en.markers != zh.markers:
-        problems.append(f"{zh_path}: generated-content markers {zh.markers} differ from {en_path}: {en.markers}")
-    en_code = [(f.info, f.body) for f in en.fences if f.info.startswith("python") and not f.includes]
-    zh_code = [(f.info, f.body) for f in zh.fences if f.info.startswith("python") and not f.includes]
-    if en_code != zh_code:
-        problems.append(f"{zh_path}: its Python code fences differ from those of {en_path}")
-    en_keys = {k: v for k, v in en.front_matter.items() if k not in PROSE_KEYS}
-    zh_keys = {k: v for k, v in zh.front_matter.items() if k not in PROSE_KEYS}
-    if en_keys != zh_keys:
-        problems.append(f"{zh_path}: front matter {zh_keys} differs from {en_path}: {en_keys}")
+    problems = anchor_problems(original) + anchor_problems(translated)
+    if original.anchors != translated.anchors:
+        problems.append(f"{translated_path}: heading anchors {translated.anchors} differ from {original_path}: "
+                        f"{original.anchors}")
+    if original.includes != translated.includes:
+        problems.append(f"{translated_path}: includes {translated.includes} differ from {original_path}: "
+                        f"{original.includes}")
+    if original.markers != translated.markers:
+        problems.append(f"{translated_path}: generated-content markers {translated.markers} differ from "
+                        f"{original_path}: {original.markers}")
+
+    def code(page):
+        return [(f.info, f.body) for f in page.fences if f.info.startswith("python") and not f.includes]
+
+    if code(original) != code(translated):
+        problems.append(f"{translated_path}: its Python code fences differ from those of {original_path}")
+
+    def shared(page):
+        return {k: v for k, v in page.front_matter.items() if k not in PER_LANGUAGE_KEYS}
+
+    if shared(original) != shared(translated):
+        problems.append(f"{translated_path}: front matter {shared(translated)} differs from {original_path}: "
+                        f"{shared(original)}")
     return problems
 
 
 def check(docs: Path) -> list[str]:
-    """Every parity problem under ``docs``, one sentence each, naming the files."""
-    docs = Path(docs)
-    en, zh = page_files(docs, "en"), page_files(docs, "zh")
-    problems = [f"{docs / 'zh' / p}: missing; translate {docs / 'en' / p}" for p in sorted(en - zh)]
-    problems += [f"{docs / 'en' / p}: missing; {docs / 'zh' / p} has no English page" for p in sorted(zh - en)]
-    for relative in sorted(en & zh):
-        problems += compare_pages(docs / "en" / relative, docs / "zh" / relative)
+    """Every parity problem under ``docs`` (the site's folder of pages), one sentence each, naming the files."""
+    site = handbook.load_site(Path(docs).resolve().parent)
+    tree = {language: {path.relative_to(site.folder(language)) for path in site.pages(language)}
+            for language in site.languages}
+    default = site.default
+    problems = []
+    for language in site.translations:
+        def original(relative):
+            return Path(docs) / default / relative
+
+        def translated(relative):
+            return Path(docs) / language / relative
+
+        problems += [f"{translated(p)}: missing; translate {original(p)}"
+                     for p in sorted(tree[default] - tree[language])]
+        problems += [f"{original(p)}: missing; {translated(p)} has no {default} page"
+                     for p in sorted(tree[language] - tree[default])]
+        for relative in sorted(tree[default] & tree[language]):
+            problems += compare_pages(original(relative), translated(relative))
     return problems

@@ -9,8 +9,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from . import entries
-from .check import UNFINISHED
+from . import handbook
+from .handbook import proof_for, snippet_for
+from .handbook.schema import UNFINISHED
 
 NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*/[a-z0-9]+(-[a-z0-9]+)*$")
 
@@ -85,7 +86,7 @@ TEXT = {
         "how_heading": "How we know", "tests_title": "The tests (one per claim)",
         "tests": ": name each test of the proof in a sentence.",
         "run_it_heading": "Run it yourself", "prints": "the pitfall's result next to the fix's",
-        "run_note": "Without a GPU it runs through Triton's interpreter. The proof lives in\n`{{proof}}`; `pytest` runs it.",
+        "run_note": "Without a GPU it runs through Triton's interpreter. The proof lives in\n`{proof}`; `pytest` runs it.",
     },
     "zh": {
         "title": "：读者会怎么问这个问题", "description": "：一句话说清答案",
@@ -94,11 +95,12 @@ TEXT = {
         "h1": "：问题，或报错信息", "answer": "：用一两句话给出答案，下面是修复代码。",
         "symptom_heading": "症状", "symptom": "：读者看到了什么。",
         "why_heading": "原因", "why": "：简要说明原因。",
-        "run_heading": "踩坑写法与修复，实际运行", "session": ": sessions that show the wrong and the right value",
+        "run_heading": "踩坑写法与修复，实际运行",
+        "session": ": sessions that show the wrong and the right value",  # inside a code fence: the same in every language
         "how_heading": "我们如何确认", "tests_title": "测试（每条说法一个）",
         "tests": "：用一句话点名证明文件里的每个测试。",
         "run_it_heading": "自己跑一遍", "prints": "打印踩坑写法和修复后的结果",
-        "run_note": "没有 GPU 时走 Triton 解释器。证明在 `{{proof}}` 里，用 `pytest` 运行。",
+        "run_note": "没有 GPU 时走 Triton 解释器。证明在 `{proof}` 里，用 `pytest` 运行。",
     },
 }
 
@@ -166,29 +168,34 @@ INDEX = {
 
 
 def next_id(root: Path) -> str:
-    numbers = [int(entry.id[2:]) for entry in entries.load(root)]
+    numbers = [int(entry.id[2:]) for entry in handbook.load(root).entries]
     return f"TP{max(numbers, default=0) + 1:03d}"
 
 
-def new(name: str, root: Path = entries.ROOT) -> list[Path]:
+def new(name: str, root: Path = handbook.ROOT) -> list[Path]:
     """Write the files of the entry ``topic/question``; return them. Refuses to overwrite."""
     if not NAME.match(name):
         raise ScaffoldError(f"'{name}' is not topic/question in kebab-case, e.g. garbage-values/masked-load-without-other")
     topic, question = name.split("/")
-    snippet = entries.snippet_for(Path(topic, f"{question}.md"))
-    files = {root / "docs" / lang / topic / f"{question}.md": PAGE.format(**TEXT[lang]) for lang in ("en", "zh")}
-    files[root / snippet] = SNIPPET
-    files[root / entries.proof_for(snippet)] = PROOF
+    site = handbook.load_site(root)
+    untranslated = [language for language in site.languages if language not in TEXT]
+    if untranslated:
+        raise ScaffoldError(f"the scaffold has no page template in {', '.join(untranslated)} "
+                            "(triton_faq/scaffold.py, TEXT and INDEX)")
+    snippet = snippet_for(name)
+    files = {site.page_file(name, language): PAGE.format(**TEXT[language]) for language in site.languages}
+    files[site.root / snippet] = SNIPPET
+    files[site.root / proof_for(snippet)] = PROOF
     existing = [path for path in files if path.exists()]
     if existing:
-        raise ScaffoldError(f"{existing[0].relative_to(root)} already exists; nothing was written")
+        raise ScaffoldError(f"{existing[0].relative_to(site.root)} already exists; nothing was written")
     values = {"id": next_id(root), "snippet": snippet.as_posix(), "todo": UNFINISHED, "topic": topic,
-              "name": snippet.stem, "package": snippet.parent.name, "proof": entries.proof_for(snippet).as_posix()}
-    for lang in ("en", "zh"):
-        index = root / "docs" / lang / topic / "index.md"
+              "name": snippet.stem, "package": snippet.parent.name, "proof": proof_for(snippet).as_posix()}
+    for language in site.languages:
+        index = site.page_file(f"{topic}/index", language)
         if not index.exists():
-            files[index] = INDEX[lang]
+            files[index] = INDEX[language]
     for path, template in files.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(template.format(**values), encoding="utf-8")
-    return sorted(path.relative_to(root) for path in files)
+    return sorted(path.relative_to(site.root) for path in files)

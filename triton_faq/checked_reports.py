@@ -15,16 +15,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .entries import ROOT
+from .handbook import ROOT
 
 CACHE = ROOT / ".cache" / "checked-reports"
-RUNNER = (
-    "import runpy, sys\n"
-    "namespace = runpy.run_path(sys.argv[1], run_name='report')\n"
-    "report = namespace[sys.argv[2]]()\n"
-    "assert isinstance(report, str) and report, 'a report function returns the report text'\n"
-    "sys.stdout.write(report)\n"
-)
+RUNNER = Path(__file__).with_name("children") / "checked_report.py"
 
 
 class ReportError(RuntimeError):
@@ -54,7 +48,7 @@ def report(snippet: str, function: str, root: Path = ROOT, uses: tuple[str, ...]
         return cached.read_text(encoding="utf-8")
     env = {**os.environ, "TRITON_FAQ_BACKEND": "interpreter", "PYTHONPATH": str(root)}
     env.pop("TRITON_FAQ_CHECKED", None)
-    result = subprocess.run([sys.executable, "-c", RUNNER, snippet, function], cwd=root, env=env,
+    result = subprocess.run([sys.executable, str(RUNNER), snippet, function], cwd=root, env=env,
                             capture_output=True, text=True, timeout=300)
     if result.returncode != 0:
         last = (result.stderr.strip().splitlines() or ["(no output)"])[-1]

@@ -15,51 +15,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from . import download, errors, parity
-from .entries import ROOT, proof_for, snippet_for
-from .pages import PageError, parse, section_exists, snippet_section
+from . import claimed_errors, download, handbook, parity
+from .handbook import proof_for, snippet_for
+from .handbook.page import section_exists, snippet_section
+from .handbook.schema import (CLAIM, CLAIMS_SECTION, DEPENDS, ENTRY_KEYS, FIRST_SCREEN, FIRST_USE, GLOSSARY, ID,
+                              PRELUDE, REQUIRED_KEYS, REQUIRED_SECTIONS, SNIPPET_SECTIONS, UNFINISHED, VERDICTS)
 
-ENTRY_KEYS = {"id": str, "title": str, "description": str, "snippet": str, "errors": list,
-              "symptoms": list, "keywords": list}
-REQUIRED = ("id", "title", "description", "snippet", "symptoms", "keywords")
-ID = re.compile(r"^TP\d{3}$")
-UNFINISHED = "TODO(new entry)"
 TODO = re.compile(re.escape(UNFINISHED))
-GLOSSARY = {  # preferred term: spellings and calques the Chinese pages avoid
-    "掩码": ("遮罩", "掩膜", "屏蔽码"),
-    "步长": ("跨距", "跨步", "步幅"),
-    "共享内存": ("共享存储器", "共享記憶體"),
-    "寄存器溢出": ("寄存器溢写", "寄存器泄漏"),
-    "越界": ("超界", "出界"),
-    "归约": ("规约",),
-    "用 NaN 预填充": ("下毒", "投毒"),
-    "每次重新生成的随机数据": ("新鲜的随机", "新鲜随机"),
-    "简短回答": ("一句话答案",),
-    "段错误": ("光秃秃的段错误",),
-    "相邻元素的值被改写": ("邻居的值变了",),
-    "正在执行": ("在路上",),
-}
-FIRST_USE = {  # on a Chinese page, the first use of each term in the prose gives the English in brackets
-    "掩码": "mask", "步长": "stride", "归约": "reduction", "启动": "launch", "共享内存": "shared memory",
-    "寄存器溢出": "register spill", "越界": "out of bounds",
-}
-VERDICTS = {  # a claim block's title starts with one of these; "Depends on" / "取决于" must say on what
-    "en": ("Holds", "False", "Depends on ", "Not reproduced"),
-    "zh": ("成立", "不成立", "取决于", "未能复现"),
-}
-REQUIRED_SECTIONS = ("symptom", "why", "run", "how-we-know", "run-it")
-FIRST_SCREEN = 30  # source lines from the title to the end of the first fix fence
-CLAIM = re.compile(r'^\?\?\?\+? quote "(?P<title>[^"]*)"')
-PRELUDE = """import os
-
-import torch
-
-if not torch.cuda.is_available():
-    os.environ["TRITON_INTERPRET"] = "1"  # no GPU: Triton's interpreter runs the kernels on the CPU
-
-import triton
-import triton.language as tl
-"""
 TEST_CODE = re.compile(r"^\s*(def test_|assert |@pytest)", re.MULTILINE)  # in a page's unfolded fences
 TESTS_IN_FILE = re.compile(r"^\s*(def test_|@pytest|import pytest|from pytest)", re.MULTILINE)  # in a reader's file
 
@@ -69,73 +31,90 @@ def _lines(path: Path, pattern: re.Pattern) -> list[int]:
 
 
 def entry_problems(root: Path) -> list[str]:
-    problems, seen = [], {}
-    for page_path in sorted((root / "docs").rglob("*.md")):
-        try:
-            page = parse(page_path)
-        except PageError as error:
-            problems.append(str(error))
-            continue
-        relative = page_path.relative_to(root)
-        front = page.front_matter
-        for fence in page.fences:
-            for path, section in fence.includes:
-                missing = section_exists(root, path, section)
-                if missing:
-                    problems.append(f"{relative}:{fence.line}: {missing}")
-        for number in _lines(page_path, TODO):
-            problems.append(f"{relative}:{number}: unfinished ({UNFINISHED})")
-        if relative.parts[1] == "zh":
-            problems += glossary_problems(page_path, relative)
-            problems += first_use_problems(page_path, relative)
-        if "id" not in front:
-            continue
-        problems += shape_problems(page, relative)
-        for key in REQUIRED:
-            if key not in front:
-                problems.append(f"{relative}:1: front matter lacks '{key}'")
-        for key in ("symptoms", "keywords"):
-            value = front.get(key)
-            if isinstance(value, list) and (not value or not all(isinstance(v, str) and v.strip() for v in value)):
-                problems.append(f"{relative}:1: '{key}' is a list of phrases a reader would type, in the page's language")
-        for key, value in front.items():
-            if key not in ENTRY_KEYS:
-                problems.append(f"{relative}:1: unknown front matter key '{key}' (allowed: {', '.join(ENTRY_KEYS)})")
-            elif not isinstance(value, ENTRY_KEYS[key]):
-                problems.append(f"{relative}:1: '{key}' must be a {ENTRY_KEYS[key].__name__}")
-        if isinstance(front.get("id"), str):
-            if not ID.match(front["id"]):
-                problems.append(f"{relative}:1: id '{front['id']}' is not of the form TP001")
-            elif relative.parts[1] == "en":
-                if front["id"] in seen:
-                    problems.append(f"{relative}:1: id {front['id']} is already used by {seen[front['id']]}")
-                seen[front["id"]] = relative
-        snippet = front.get("snippet")
-        if isinstance(snippet, str) and relative.parts[1] == "en":
-            problems += snippet_problems(root, relative, snippet)
+    book = handbook.load(root)
+    problems, seen = list(book.problems), {}
+    for language, pages in book.pages.items():
+        for name, page in sorted(pages.items()):
+            relative = page.path.relative_to(book.root)
+            front = page.front_matter
+            for fence in page.fences:
+                for path, section in fence.includes:
+                    missing = section_exists(root, path, section)
+                    if missing:
+                        problems.append(f"{relative}:{fence.line}: {missing}")
+            for number in _lines(page.path, TODO):
+                problems.append(f"{relative}:{number}: unfinished ({UNFINISHED})")
+            problems += glossary_problems(page.path, relative, language)
+            problems += first_use_problems(page.path, relative, language)
+            if "id" not in front:
+                continue
+            problems += shape_problems(page, relative, language)
+            for key in REQUIRED_KEYS:
+                if key not in front:
+                    problems.append(f"{relative}:1: front matter lacks '{key}'")
+            for key in ("symptoms", "keywords"):
+                value = front.get(key)
+                if isinstance(value, list) and (not value or not all(isinstance(v, str) and v.strip() for v in value)):
+                    problems.append(f"{relative}:1: '{key}' is a list of phrases a reader would type, in the page's language")
+            for key, value in front.items():
+                if key not in ENTRY_KEYS:
+                    problems.append(f"{relative}:1: unknown front matter key '{key}' (allowed: {', '.join(ENTRY_KEYS)})")
+                elif not isinstance(value, ENTRY_KEYS[key]):
+                    problems.append(f"{relative}:1: '{key}' must be a {ENTRY_KEYS[key].__name__}")
+            if language != book.site.default:
+                continue
+            if isinstance(front.get("id"), str):
+                if not ID.match(front["id"]):
+                    problems.append(f"{relative}:1: id '{front['id']}' is not of the form TP001")
+                else:
+                    if front["id"] in seen:
+                        problems.append(f"{relative}:1: id {front['id']} is already used by {seen[front['id']]}")
+                    seen[front["id"]] = relative
+            snippet = front.get("snippet")
+            if isinstance(snippet, str):
+                problems += snippet_problems(root, relative, name, snippet)
     return problems
 
 
-def glossary_problems(path: Path, relative: Path) -> list[str]:
-    """Words the Chinese pages avoid; a quoted source (a '>' line, or text inside “…”) keeps its own."""
+def topic_problems(root: Path) -> list[str]:
+    """Every topic's section name has a translation in mkdocs.yml's ``nav_translations``."""
+    site = handbook.load_site(root)
+    problems = []
+    for topic in site.topics():
+        section = topic.replace("-", " ").replace("_", " ").capitalize()  # the name MkDocs gives the folder
+        for language in site.translations:
+            if section not in site.nav_translations.get(language, {}):
+                problems.append(f"mkdocs.yml: the i18n language {language!r} has no nav_translations for "
+                                f"'{section}' (the topic folder {topic}/): add '{section}: <its name>'")
+    return problems
+
+
+def glossary_problems(path: Path, relative: Path, language: str) -> list[str]:
+    """Words a language's pages avoid; a quoted source (a '>' line, or text inside “…”) keeps its own."""
+    glossary = GLOSSARY.get(language)
+    if not glossary:
+        return []
     problems = []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if line.lstrip().startswith(">"):
             continue
         own = re.sub(r"“[^”]*”", "", line)
-        for preferred, avoided in GLOSSARY.items():
+        for preferred, avoided in glossary.items():
             for word in avoided:
                 if word in own:
                     problems.append(f"{relative}:{number}: write '{preferred}', not '{word}' (glossary)")
     return problems
 
 
-def first_use_problems(path: Path, relative: Path) -> list[str]:
+def first_use_problems(path: Path, relative: Path, language: str) -> list[str]:
     """Each glossary term's first use in a Chinese page's prose carries its English: 掩码（mask）.
 
     Headings, code, quoted sources and link targets are not prose; a term split from its bracket
     by a line break still counts.
     """
+    terms = FIRST_USE.get(language)
+    if not terms:
+        return []
     text = path.read_text(encoding="utf-8")
     body_start = text.find("\n---\n", 4) + 5 if text.startswith("---\n") else 0
     lines, prose, in_fence = text[body_start:].split("\n"), [], False
@@ -151,7 +130,7 @@ def first_use_problems(path: Path, relative: Path) -> list[str]:
         prose.append((number, line))
     joined = "".join(line for _, line in prose)
     problems = []
-    for term, english in FIRST_USE.items():
+    for term, english in terms.items():
         at = joined.find(term)
         if at < 0:
             continue
@@ -166,10 +145,9 @@ def first_use_problems(path: Path, relative: Path) -> list[str]:
     return problems
 
 
-def shape_problems(page, relative: Path) -> list[str]:
+def shape_problems(page, relative: Path, language: str) -> list[str]:
     """The v2 page shape: answer first, the sections, test code folded, verdict labels."""
     problems = []
-    language = relative.parts[1]
     headings = [(line, anchor) for line, level, _, anchor in page.headings if level == 2]
     first_section = headings[0][0] if headings else 10**9
     title = next((line for line, level, _, _ in page.headings if level == 1), page.body_start)
@@ -194,7 +172,7 @@ def shape_problems(page, relative: Path) -> list[str]:
     in_claims = False
     for number, line in enumerate(text, 1):
         if line.startswith("## "):
-            in_claims = "#claims" in line.replace(" ", "")
+            in_claims = f"#{CLAIMS_SECTION}" in line.replace(" ", "")
         match = CLAIM.match(line)
         if match and in_claims:
             label = match["title"]
@@ -203,13 +181,13 @@ def shape_problems(page, relative: Path) -> list[str]:
                                 f"{', '.join(repr(v.strip()) for v in VERDICTS[language])}: '{label}'")
             else:
                 verdict = re.split(r"[:：]", label, maxsplit=1)[0].strip()
-                if verdict in ("Depends on", "取决于"):
+                if verdict == DEPENDS[language]:
                     problems.append(f"{relative}:{number}: '{verdict}' says on what (a version, a backend, a size)")
     return problems
 
 
-def snippet_problems(root: Path, page: Path, snippet: str) -> list[str]:
-    expected = snippet_for(page)
+def snippet_problems(root: Path, page: Path, name: str, snippet: str) -> list[str]:
+    expected = snippet_for(name)
     if Path(snippet) != expected:
         return [f"{page}:1: snippet should be {expected} (mirrors the page path)"]
     path = root / snippet
@@ -217,9 +195,9 @@ def snippet_problems(root: Path, page: Path, snippet: str) -> list[str]:
         return [f"{page}:1: snippet {snippet} does not exist"]
     problems = [f"{snippet}:{n}: unfinished ({UNFINISHED})" for n in _lines(path, TODO)]
     text = path.read_text(encoding="utf-8")
-    for name in ("prelude", "pitfall", "fix"):
-        if f"# --8<-- [start:{name}]" not in text:
-            problems.append(f"{snippet}:1: no section '{name}' (# --8<-- [start:{name}] ... [end:{name}])")
+    for section in SNIPPET_SECTIONS:
+        if f"# --8<-- [start:{section}]" not in text:
+            problems.append(f"{snippet}:1: no section '{section}' (# --8<-- [start:{section}] ... [end:{section}])")
     prelude = snippet_section(path, "prelude")
     if prelude is not None and not prelude.startswith(PRELUDE):
         problems.append(f"{snippet}:1: the prelude must start as CONTRIBUTING.md shows (it picks CUDA or the interpreter)")
@@ -245,9 +223,10 @@ def snippet_problems(root: Path, page: Path, snippet: str) -> list[str]:
     return problems
 
 
-def check(root: Path = ROOT) -> list[str]:
+def check(root: Path = handbook.ROOT) -> list[str]:
     """Every problem, one line each, file first."""
     problems = entry_problems(root)
-    problems += parity.check(root / "docs")
-    problems += errors.load(root)[1]
+    problems += topic_problems(root)
+    problems += parity.check(handbook.load_site(root).docs_dir)
+    problems += claimed_errors.load(root)[1]
     return problems

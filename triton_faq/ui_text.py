@@ -1,4 +1,4 @@
-"""Every per-language interface string of the site's hooks and of ``triton-faq explain``, in one place.
+"""Every per-language string of the site's hooks and of the command line, in one place.
 
 ``STRINGS[language][key]`` is one string, keyed ``<module>.<name>`` (``gpu_data.caption``,
 ``matrix.verdict.all``). Strings go through :meth:`str.format`, always: ``{name}`` is a value the
@@ -105,6 +105,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "matrix.verdict.skipped": "not run on the interpreter (GPU only)",
         "matrix.verdict.not_collected": "absent",
         # triton_faq/explain.py
+        "explain.colon": ":",
         "explain.matched": "matches",
         "explain.short": "Short answer",
         "explain.fix": "The fix",
@@ -223,6 +224,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "matrix.verdict.skipped": "解释器上不运行（仅 GPU）",
         "matrix.verdict.not_collected": "不存在",
         # triton_faq/explain.py
+        "explain.colon": "：",
         "explain.matched": "匹配",
         "explain.short": "简短回答",
         "explain.fix": "修复方法",
@@ -259,7 +261,6 @@ STRINGS: dict[str, dict[str, str]] = {
         "lint.rule.TP035": "`tl.dot` 没有指定 `input_precision`：若输入是 float32（本规则如此假定），会以 TF32 计算。",
     },
 }
-LANGUAGES = tuple(STRINGS)
 
 
 def text(language: str, key: str, /, **values) -> str:
@@ -270,10 +271,10 @@ def text(language: str, key: str, /, **values) -> str:
     """
     strings = STRINGS.get(language)
     if strings is None:
-        raise KeyError(f"no interface language {language!r} (there are {', '.join(LANGUAGES)}) "
+        raise KeyError(f"no interface language {language!r} (there are {', '.join(STRINGS)}) "
                        f"for the string {key!r}")
     if key not in strings:
-        raise KeyError(f"no interface string {key!r} in language {language!r} (triton_faq/interface.py)")
+        raise KeyError(f"no interface string {key!r} in language {language!r} (triton_faq/ui_text.py)")
     try:
         return strings[key].format(**values)
     except (KeyError, IndexError) as error:

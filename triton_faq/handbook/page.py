@@ -14,14 +14,11 @@ from pathlib import Path
 
 import yaml
 
-PROSE_KEYS = frozenset({"title", "description", "symptoms", "keywords"})
-"""Front matter keys written in each language; all other keys must be equal in en and zh."""
+from .schema import ANY_MARKER
 
 FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^\n`]*)$")
 HEADING = re.compile(r"^(?P<level>#{1,6})[ \t]+(?P<text>.*?)[ \t]*$")
 ANCHOR = re.compile(r"\{[ \t]*#(?P<anchor>[A-Za-z0-9_-]+)[ \t]*\}$")
-DATA_MARKER = re.compile(r"<!--\s*(?P<marker>(?:gpu-data|entry-list|gpu-test-runs|error-index|checked-report)[^>]*?)\s*-->")
-RUN_IT = re.compile(r"^#{2,6} .*\{[ \t]*#run-it[ \t]*\}[ \t]*$", re.MULTILINE)  # every entry's "Run it yourself"
 INCLUDE = re.compile(r'^[ \t]*--8<--[ \t]+"(?P<path>[^":]+)(?::(?P<section>[A-Za-z0-9_-]+))?"[ \t]*$')
 
 
@@ -50,6 +47,7 @@ class Page:
     headings: list[tuple[int, int, str, str | None]] = field(default_factory=list)  # line, level, text, anchor
     fences: list[Fence] = field(default_factory=list)
     markers: list[str] = field(default_factory=list)  # generated-content markers, in order
+    text: str = field(default="", repr=False)  # the whole file
 
     @property
     def anchors(self) -> list[str | None]:
@@ -93,7 +91,7 @@ def _parse_file(path: Path, mtime_ns: int, size: int) -> Page:
 
 def _parse(path: Path, text: str) -> Page:
     front_matter, body, first_line = split_front_matter(text, path)
-    page = Page(path, front_matter, first_line)
+    page = Page(path, front_matter, first_line, text=text)
     lines = body.split("\n")
     index = 0
     while index < len(lines):
@@ -102,7 +100,7 @@ def _parse(path: Path, text: str) -> Page:
         if opening:
             index = _read_fence(page, lines, index, opening, number)
             continue
-        page.markers += [m["marker"] for m in DATA_MARKER.finditer(lines[index])]
+        page.markers += [m["marker"] for m in ANY_MARKER.finditer(lines[index])]
         heading = HEADING.match(lines[index])
         if heading:
             level, text_ = len(heading["level"]), heading["text"]
@@ -153,11 +151,6 @@ def snippet_section(path: Path, name: str) -> str | None:
         return section_lines(path, name)[1].strip("\n")
     except KeyError:
         return None
-
-
-def page_language(page) -> str:
-    """The language of an MkDocs page in this site's folder layout (docs/<language>/...)."""
-    return page.file.src_uri.split("/", 1)[0]
 
 
 def section_exists(root: Path, path: str, section: str | None) -> str | None:
