@@ -80,7 +80,10 @@ class BuiltPage(NamedTuple):
 def built(page, config) -> BuiltPage:
     """The site, language and name of a page MkDocs is building (for the hooks)."""
     site = load_site(Path(config["config_file_path"]).parent)
-    return BuiltPage(site, *site.name_of(page.file.src_uri))
+    try:
+        return BuiltPage(site, *site.name_of(page.file.src_uri))
+    except SiteError:  # a page the build generates outside the language folders belongs to the default language
+        return BuiltPage(site, site.default, Path(page.file.src_uri).with_suffix("").as_posix())
 
 
 def load(root: Path | None = None) -> Handbook:
