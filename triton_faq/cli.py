@@ -58,6 +58,11 @@ def main(argv: list[str] | None = None) -> int:
     checked.add_argument("--bounds-only", action="store_true", help="check bounds, not races")
     checked.add_argument("script", help="the script to run")
     checked.add_argument("script_args", nargs=argparse.REMAINDER, help="its arguments")
+    doctor = commands.add_parser("doctor", help="check the installed torch, Triton, NumPy, GPU, driver, ptxas and "
+                                                "cache directory, and name the entry for each problem")
+    from .doctor import add_arguments as doctor_arguments
+
+    doctor_arguments(doctor)
     lint = commands.add_parser("lint", help="check Triton kernels and their host code for the handbook's "
                                              "pitfalls, statically (no GPU, nothing imported)")
     from .lint import add_arguments as lint_arguments
@@ -71,6 +76,10 @@ def main(argv: list[str] | None = None) -> int:
         return run(_root("bench", announce=True), args.only)
     if args.command == "explain":
         return run_explain(args)
+    if args.command == "doctor":
+        from .doctor import run as run_doctor
+
+        return run_doctor(args)
     if args.command == "lint":
         from .lint import run as run_lint
 
