@@ -260,25 +260,40 @@ def nvidia_gpus_present() -> int | None:
     return len(list(folder.iterdir())) if folder.is_dir() else None
 
 
-def find_ptxas(arch: int):
-    """The ptxas Triton runs for ``arch`` (90 for sm_90): Triton's own choice, variables and fallback included."""
-    try:  # Triton 3.6 and later: ptxas-blackwell from sm_100 on
+def find_ptxas(arch: int) -> tuple[str, str, str]:
+    """(path, CUDA release, the variable that overrides it) of the ptxas Triton runs for ``arch`` (90: sm_90).
+
+    Triton's own lookup, so its variables and its fallback to the bundled ptxas (when the one a variable
+    names does not answer ``--version``) are as Triton applies them.
+    """
+    try:  # Triton 3.6 and later: get_ptxas gives sm_100 and newer to ptxas-blackwell
         from triton.backends.nvidia.compiler import get_ptxas
 
         tool = get_ptxas(arch)
-        return tool.path, tool.version
+        return tool.path, tool.version, "TRITON_PTXAS_BLACKWELL_PATH" if arch >= 100 else "TRITON_PTXAS_PATH"
     except ImportError:
         pass
-    try:  # 3.4, 3.5: knobs
+    try:  # 3.4, 3.5: one ptxas, through knobs
         from triton import knobs
 
         tool = knobs.nvidia.ptxas
-        return tool.path, tool.version
+        return tool.path, tool.version, "TRITON_PTXAS_PATH"
     except (ImportError, AttributeError):
         pass
     from triton.backends.nvidia.compiler import _path_to_binary  # 3.2, 3.3
 
-    return _path_to_binary("ptxas")
+    path, release = _path_to_binary("ptxas")
+    return path, release, "TRITON_PTXAS_PATH"
+
+
+def target_name(arch: int) -> str:
+    """The --gpu-name Triton asks ptxas for (sm_90a for 90), by Triton's own function where it has one."""
+    try:
+        from triton.backends.nvidia.compiler import sm_arch_from_capability
+
+        return sm_arch_from_capability(arch)
+    except ImportError:
+        return f"sm_{arch}{'a' if arch >= 90 else ''}"
 
 
 def cache_directory() -> tuple[str, str]:
@@ -366,7 +381,7 @@ def inspect(arches: list[int] | None = None, compile_kernels: bool = False) -> R
             else:
                 instead = f"{pin[0]} {have} is installed" if have else (
                     f"{installed[0]} {installed[1]} is installed instead" if installed else "no Triton is installed")
-                report.add("pin", "problem", f"torch {facts['torch']} pins {pin[0]}=={pin[1]}, but {instead}: "
+                report.add("pin", "problem", f"torch {distribution_version('torch')} pins {pin[0]}=={pin[1]}, but {instead}: "
                                              f"pip install \"{pin[0]}=={pin[1]}\"", entry="TP060")
 
     # GPUs, and Triton's drivers (TP012)
@@ -422,11 +437,11 @@ def inspect(arches: list[int] | None = None, compile_kernels: bool = False) -> R
     driver = cuda_driver_version() if (torch is None or not getattr(torch.version, "hip", None)) else None
     facts["driver CUDA"] = f"{driver // 1000}.{driver % 1000 // 10}" if driver else None
     targets = sorted({cc for _, cc in gpus if active == ["nvidia"]} | set(arches or []))
-    ptxas_seen = {}
+    ptxas_seen, used = {}, {}  # path -> (release, sm names); variable -> the paths found where it applies
     if triton is not None and (nvidia or os.path.isdir(os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia"))):
         for arch in targets or [80, 100]:  # without a GPU: every ptxas Triton ships (3.6: two)
             try:
-                path, release = find_ptxas(arch)
+                path, release, variable = find_ptxas(arch)
             except Exception as error:
                 report.add("ptxas", "problem" if targets else "warning", f"Triton finds no ptxas: {first_line(error)}",
                            entry="TP061")
@@ -439,31 +454,34 @@ def inspect(arches: list[int] | None = None, compile_kernels: bool = False) -> R
                     report.add("ptxas", "problem", f"{path} --help failed: {first_line(error)}", entry="TP061")
                 ptxas_seen[path] = (release, gpu_names(shown))
             release, known = ptxas_seen[path]
+            used.setdefault(variable, set()).add(path)
             if not targets:
                 continue
-            from triton.backends.nvidia.compiler import sm_arch_from_capability
-
-            name = sm_arch_from_capability(arch)
+            name = target_name(arch)
             if name in known:
                 report.add("ptxas", "ok", f"{path} (CUDA {release}) knows {name}", entry="TP061")
             else:
-                report.add("ptxas", "problem", f"{path} (CUDA {release}) does not know {name}: point "
-                                               f"{'TRITON_PTXAS_BLACKWELL_PATH' if arch >= 100 and 'blackwell' in path else 'TRITON_PTXAS_PATH'} "
+                report.add("ptxas", "problem", f"{path} (CUDA {release}) does not know {name}: point {variable} "
                                                "at the ptxas of a CUDA toolkit that knows this GPU, or upgrade Triton",
                            entry="TP061")
         facts["ptxas"] = {path: {"cuda": release, "newest sm_names": [n for n in known if n.endswith("a")][-4:]}
                           for path, (release, known) in ptxas_seen.items()}
         for variable in ("TRITON_PTXAS_PATH", "TRITON_PTXAS_BLACKWELL_PATH"):
             asked = os.environ.get(variable)
-            if asked and all(os.path.realpath(asked) != os.path.realpath(p) for p in ptxas_seen):
-                try:
-                    answered = subprocess.run([asked, "--version"], capture_output=True, text=True, timeout=60).stdout
-                except (OSError, subprocess.SubprocessError) as error:
-                    answered = first_line(error)
-                if ptxas_release(answered) is None and (variable == "TRITON_PTXAS_PATH" or any(t >= 100 for t in targets)):
-                    report.add("ptxas", "warning", f"{variable}={asked} does not answer --version with a CUDA release "
-                                                   f"({answered.strip()[:80] or 'nothing'}): Triton ignores it and runs its own "
-                                                   "ptxas", entry="TP061")
+            if not asked or any(os.path.realpath(asked) == os.path.realpath(p) for p in used.get(variable, ())):
+                continue
+            if variable not in used:  # not read for the targets checked (TP061: 3.6 reads it only below sm_100)
+                if targets:
+                    report.add("ptxas", "warning", f"{variable} is set, but Triton {installed[1]} does not read it for "
+                                                   f"{', '.join(f'sm_{t}' for t in targets)}", entry="TP061")
+                continue
+            try:
+                answered = subprocess.run([asked, "--version"], capture_output=True, text=True, timeout=60).stdout
+            except (OSError, subprocess.SubprocessError) as error:
+                answered = first_line(error)
+            report.add("ptxas", "warning", f"{variable}={asked} does not answer --version with a CUDA release "
+                                           f"({answered.strip().splitlines()[0][:80] if answered.strip() else 'no output'}): "
+                                           "Triton ignores it and runs its own ptxas", entry="TP061")
         if not targets and not any(r.check == "ptxas" for r in report.results):
             report.add("ptxas", "skipped", "no NVIDIA GPU visible to check ptxas against (--arch 90 checks sm_90)",
                        entry="TP061")
