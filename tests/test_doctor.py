@@ -138,6 +138,7 @@ def children(tmp_path_factory):
     # the control: torch pinning the Triton installed, the NumPy installed, a writable cache
     fits = folder / "fits" / "site"
     metadata(fits, "torch", "2.11.0", "triton==3.6.0")
+    metadata(fits, "numpy", "2.3.5")  # the project's pin (the H200's own NumPy is 2.5)
     (folder / "late.py").write_text(LATE, encoding="utf-8")
     (folder / "checked.py").write_text(UNDER_CHECKED, encoding="utf-8")
     runs = {
@@ -206,7 +207,7 @@ def test_cuda_launch_blocking_is_a_warning(broken):
 
 
 def test_the_same_checks_pass_where_the_stack_fits(children):
-    """The control: Triton's own ptxas for sm_90, a writable cache, the pinned NumPy, torch pinning 3.6.0."""
+    """The control: Triton's own ptxas for sm_90, a writable cache, NumPy 2.3.5, torch pinning 3.6.0."""
     status, results, facts = children["fits"].doctor()
     assert status == 0
     for check in ("pin", "numpy", "ptxas", "cache", "environment", "gpu"):

@@ -555,15 +555,17 @@ print(f"{time.perf_counter() - start:.1f}")
 def compile_and_run(backend: str) -> Result:
     """Compile and run a small kernel on ``backend`` in a fresh process, with a cache of its own."""
     environment = dict(os.environ)
-    with tempfile.TemporaryDirectory(prefix="triton-faq-doctor-") as cache:
-        environment["TRITON_CACHE_DIR"] = cache
+    with tempfile.TemporaryDirectory(prefix="triton-faq-doctor-") as folder:
+        environment["TRITON_CACHE_DIR"] = os.path.join(folder, "cache")
         if backend == "interpreter":
             environment["TRITON_INTERPRET"] = "1"
         else:
             environment.pop("TRITON_INTERPRET", None)
+        kernel = Path(folder, "doctor_kernel.py")  # Triton reads a kernel's source from its file
+        kernel.write_text(KERNEL, encoding="utf-8")
         try:
-            done = subprocess.run([sys.executable, "-c", KERNEL], capture_output=True, text=True, env=environment,
-                                  timeout=600)
+            done = subprocess.run([sys.executable, str(kernel)], capture_output=True, text=True, env=environment,
+                                  timeout=600, cwd=folder)
         except subprocess.TimeoutExpired:
             return Result("compile", "problem", f"{backend}: the kernel did not finish in 600 s")
     if done.returncode == 0:
