@@ -231,7 +231,9 @@ def test_check_from_a_program_under_the_checked_interpreter(children):
     inspection in a child with the script's environment and adds the order check."""
     status, out, err = children["checked"].result()
     assert status == 0, err
-    assert out.splitlines() == ["[('ok', 'TP040')]", "['ok']"]
+    # the child saw the script's TRITON_INTERPRET=1: NumPy is judged for the interpreter (the H200's 2.5 fails)
+    numpy = doctor.numpy_for_interpreter(doctor.distribution_version("numpy"), doctor.installed_triton()[1], True)[0]
+    assert out.splitlines() == ["[('ok', 'TP040')]", f"[{numpy!r}]"]
 
 
 def test_without_torch_it_says_so_and_still_checks_triton(children):
@@ -345,13 +347,13 @@ def test_the_numpy_range_is_the_one_tp007s_version_table_records():
 # -- the output ------------------------------------------------------------------------------------------
 
 
-def test_text_zh_and_report(broken, capsys):
+def test_text_zh_and_report(broken):
     report = doctor.Report({"torch": "2.6.0"}, [doctor.Result(**{k: r[k] for k in ("check", "status", "message",
                                                                                     "entry", "anchor")})
                                                 for rs in broken["results"].values() for r in rs])
     english, chinese = doctor.render(report, "en"), doctor.render(report, "zh")
     assert f"(see TP060 {url_of('TP060')})" in english
-    assert f"(见 TP060 {entry_url(find('TP060').name, 'zh')})" in chinese and "/zh/" in entry_url("x", "zh")
+    assert f"(见 TP060 {entry_url(find('TP060').name, 'zh')})" in chinese
     results = english.splitlines()[-len(report.results) - 1:-1]  # one line each, after the facts
     assert [line.split()[0] for line in results] == [r.status for r in report.results]
     assert english.splitlines()[-1] == f"{len(report.problems)} problem(s), 1 warning(s)"

@@ -55,8 +55,8 @@ PAGE = "debugging/doctor"
 """This command's page, for the checks that have no entry of their own."""
 
 WINDOWS_DLL = re.compile(r"DLL load failed(?: while importing (?P<module>[\w.]+))?:?\s*(?P<reason>.*)")
-"""How ``import triton`` fails on Windows when a DLL of Triton's cannot load (recorded messages in
-tests/data/doctor/)."""
+"""How ``import triton`` fails on Windows when a DLL of Triton's cannot load (the messages users posted are in
+tests/test_doctor.py)."""
 WINDOWS_DLL_HELP = "https://github.com/woct0rdho/triton-windows#readme"
 
 LABELS = {
