@@ -149,8 +149,11 @@ def children(tmp_path_factory):
             [fits], TRITON_INTERPRET="1", TRITON_CACHE_DIR=str(folder / "fits" / "cache"))),
         "late": Child([PYTHON, str(folder / "late.py")], environment()),
         "checked": Child([PYTHON, "-m", "triton_faq", "checked", str(folder / "checked.py")], environment()),
+        # also: TRITON_PTXAS_PATH, which Triton 3.6 does not read for sm_110, and a ptxas-blackwell that Triton
+        # skips because it does not answer --version with a release (Triton falls back to its own)
         "no torch": Child(doctor_command("--arch", "110", python=(PYTHON, "-S")), environment(
-            [site_without(folder / "no-torch", "torch", "functorch", "torchgen")])),
+            [site_without(folder / "no-torch", "torch", "functorch", "torchgen")], TRITON_PTXAS_PATH=str(ptxas),
+            TRITON_PTXAS_BLACKWELL_PATH="/bin/true")),
         "neither": Child(doctor_command(python=(PYTHON, "-S")), environment(
             [site_without(folder / "neither", "torch", "functorch", "torchgen", "triton")])),
     }
@@ -241,7 +244,14 @@ def test_without_torch_it_says_so_and_still_checks_triton(children):
     assert facts["torch"] is None and facts["triton"] == "3.6.0 (triton)"
     assert statuses(results, "torch") == ["warning"]
     assert results["torch"][0]["message"].startswith("torch is not installed")
-    assert statuses(results, "ptxas") == ["problem"]  # sm_110, checked without torch
+    assert statuses(results, "ptxas") == ["problem", "warning", "warning"]  # checked without torch
+    assert results["ptxas"][0]["message"].endswith("/ptxas-blackwell (CUDA 12.9) does not know sm_110a: point "
+                                                   "TRITON_PTXAS_BLACKWELL_PATH at the ptxas of a CUDA toolkit that "
+                                                   "knows this GPU, or upgrade Triton")
+    assert results["ptxas"][1]["message"] == "TRITON_PTXAS_PATH is set, but Triton 3.6.0 does not read it for sm_110"
+    ignored = results["ptxas"][2]["message"]  # what /bin/true printed for --version comes in brackets
+    assert ignored.startswith("TRITON_PTXAS_BLACKWELL_PATH=/bin/true does not answer --version with a CUDA release (")
+    assert ignored.endswith("): Triton ignores it and runs its own ptxas")
     assert status == 1
 
 

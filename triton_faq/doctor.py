@@ -177,6 +177,11 @@ def ptx_isa(cuda_version: str, mapping=None) -> int | None:
         return None
 
 
+def _isa(release: str) -> str | None:
+    isa = ptx_isa(release)
+    return f"{isa // 10}.{isa % 10}" if isa else None
+
+
 def driver_against_ptxas(driver: int, release: str, mapping=None) -> tuple[str, str]:
     """(status, message) for a driver (``cuDriverGetVersion``: 12080) and the ptxas release ("12.8")."""
     driver_cuda = f"{driver // 1000}.{driver % 1000 // 10}"
@@ -464,7 +469,8 @@ def inspect(arches: list[int] | None = None, compile_kernels: bool = False) -> R
                 report.add("ptxas", "problem", f"{path} (CUDA {release}) does not know {name}: point {variable} "
                                                "at the ptxas of a CUDA toolkit that knows this GPU, or upgrade Triton",
                            entry="TP061")
-        facts["ptxas"] = {path: {"cuda": release, "newest sm_names": [n for n in known if n.endswith("a")][-4:]}
+        facts["ptxas"] = {path: {"cuda": release, "ptx isa": _isa(release),
+                                 "newest sm_names": [n for n in known if n.endswith("a")][-4:]}
                           for path, (release, known) in ptxas_seen.items()}
         for variable in ("TRITON_PTXAS_PATH", "TRITON_PTXAS_BLACKWELL_PATH"):
             asked = os.environ.get(variable)
