@@ -244,6 +244,7 @@ def test_without_torch_it_says_so_and_still_checks_triton(children):
     assert facts["torch"] is None and facts["triton"] == "3.6.0 (triton)"
     assert statuses(results, "torch") == ["warning"]
     assert results["torch"][0]["message"].startswith("torch is not installed")
+    assert statuses(results, "gpu") == ["warning"] and results["gpu"][0]["message"].startswith("without torch")
     assert statuses(results, "ptxas") == ["problem", "warning", "warning"]  # checked without torch
     assert results["ptxas"][0]["message"].endswith("/ptxas-blackwell (CUDA 12.9) does not know sm_110a: point "
                                                    "TRITON_PTXAS_BLACKWELL_PATH at the ptxas of a CUDA toolkit that "

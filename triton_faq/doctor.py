@@ -412,7 +412,10 @@ def inspect(arches: list[int] | None = None, compile_kernels: bool = False) -> R
     present = nvidia_gpus_present()
     hidden = os.environ.get("CUDA_VISIBLE_DEVICES")
     if triton is not None and not any(r.check == "gpu" for r in report.results):
-        if len(active) == 1:
+        if torch is None and not active:  # each of Triton's drivers asks torch whether it has a GPU (is_active)
+            report.add("gpu", "warning", "without torch, none of Triton's drivers is active: launches fail with "
+                                         "'0 active drivers'", entry="TP012")
+        elif len(active) == 1:
             report.add("gpu", "ok", f"{len(gpus)} GPU(s) visible; Triton's {active[0]} driver is active"
                        + ("; TRITON_INTERPRET=1 runs kernels on the CPU instead" if interpret_now else ""), entry="TP012")
         elif not active and present and not gpus and hidden is not None:
