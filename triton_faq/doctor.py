@@ -333,7 +333,8 @@ def inspect(arches: list[int] | None = None, compile_kernels: bool = False) -> R
     torch = None
     facts["torch"] = distribution_version("torch")
     if facts["torch"] is None:
-        report.add("torch", "warning", "torch is not installed: Triton's launchers and this handbook's files need it")
+        report.add("torch", "warning", "torch is not installed: Triton's drivers ask torch for the GPU, and this handbook's "
+                                       "files need it")
     else:
         try:
             import torch
@@ -377,8 +378,8 @@ def inspect(arches: list[int] | None = None, compile_kernels: bool = False) -> R
             pin = None
         facts["torch pins"] = f"{pin[0]}=={pin[1]}" if pin else None
         if pin is None:
-            report.add("pin", "ok", f"torch {facts['torch']} pins no Triton (CPU, Windows and macOS builds leave it "
-                                    "to you): nothing to compare", entry="TP060")
+            report.add("pin", "ok", f"torch {facts['torch']} pins no Triton (a CPU build, or a wheel that leaves "
+                                    "Triton to you): nothing to compare", entry="TP060")
         else:
             have = distribution_version(pin[0])
             if have == pin[1]:
