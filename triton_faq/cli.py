@@ -175,6 +175,18 @@ def run_checked(args) -> int:
                 prog="triton-faq checked")
 
 
+def doctor_arguments(parser) -> None:
+    from .doctor import add_arguments
+
+    add_arguments(parser)
+
+
+def run_doctor(args) -> int:
+    from .doctor import run
+
+    return run(args)
+
+
 def lint_arguments(parser) -> None:
     from .lint import add_arguments
 
@@ -206,6 +218,8 @@ COMMANDS = (
                       "claim holds (data/version-matrix.json)", run_matrix, matrix_arguments),
     Command("checked", "run a Python script with every kernel bounds- and race-checked under the interpreter",
             run_checked, checked_arguments),
+    Command("doctor", "check the installed torch, Triton, NumPy, GPU, driver, ptxas and cache directory, and name "
+                      "the entry for each problem", run_doctor, doctor_arguments),
     Command("lint", "check Triton kernels and their host code for the handbook's pitfalls, statically (no GPU, "
                     "nothing imported)", run_lint, lint_arguments),
 )

@@ -105,6 +105,13 @@ STRINGS: dict[str, dict[str, str]] = {
         "matrix.verdict.skipped": "not run on the interpreter (GPU only)",
         "matrix.verdict.not_collected": "absent",
         # triton_faq/explain.py
+        # triton_faq/doctor.py
+        "doctor.ok": "ok",
+        "doctor.warning": "warning",
+        "doctor.problem": "problem",
+        "doctor.skipped": "skipped",
+        "doctor.see": "see",
+        "doctor.summary": "{problems} problem(s), {warnings} warning(s)",
         "explain.colon": ":",
         "explain.matched": "matches",
         "explain.short": "Short answer",
@@ -224,6 +231,13 @@ STRINGS: dict[str, dict[str, str]] = {
         "matrix.verdict.skipped": "解释器上不运行（仅 GPU）",
         "matrix.verdict.not_collected": "不存在",
         # triton_faq/explain.py
+        # triton_faq/doctor.py
+        "doctor.ok": "正常",
+        "doctor.warning": "警告",
+        "doctor.problem": "问题",
+        "doctor.skipped": "跳过",
+        "doctor.see": "见",
+        "doctor.summary": "{problems} 个问题，{warnings} 个警告",
         "explain.colon": "：",
         "explain.matched": "匹配",
         "explain.short": "简短回答",
