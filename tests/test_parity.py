@@ -2,6 +2,8 @@
 
 from pathlib import Path
 
+import pytest
+
 from conftest import ROOT
 from triton_faq import parity
 
@@ -59,3 +61,15 @@ def test_a_missing_gpu_data_marker_is_reported(site_copy):
     page.write_text(page.read_text().replace("<!-- gpu-data: masked-lanes -->", ""))
     [problem] = parity.check(site_copy / "docs")
     assert "generated-content markers [] differ" in problem and "gpu-data: masked-lanes" in problem
+
+
+@pytest.mark.parametrize("page, marker", [
+    ("debugging/checked-interpreter.md", "<!-- version-matrix: checker -->"),
+    ("lint.md", "<!-- lint-rules -->"),
+])
+def test_every_kind_of_generated_content_marker_is_compared(site_copy, page, marker):
+    translated = site_copy / "docs" / "zh" / page
+    assert marker in translated.read_text(encoding="utf-8")
+    translated.write_text(translated.read_text(encoding="utf-8").replace(marker, ""), encoding="utf-8")
+    [problem] = parity.check(site_copy / "docs")
+    assert "generated-content markers" in problem and marker[5:-4].strip() in problem
