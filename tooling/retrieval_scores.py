@@ -35,6 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from triton_faq import entries as entries_module  # noqa: E402
+from triton_faq import interface  # noqa: E402
 from triton_faq.explain import ExplainError, candidates, explain  # noqa: E402
 
 CONFIDENT = re.compile(r"^(TP\d{3}) · ")
@@ -74,7 +75,9 @@ def run_explain(item: dict) -> dict:
         printed = explain(item["text"], item["lang"], ROOT)
     except ExplainError:
         printed = ""
-    single = CONFIDENT.match(printed)
+    # one entry printed alone: an entry first, and no list of the other causes of its message
+    single = CONFIDENT.match(printed) if not any(
+        interface.text(language, "explain.causes") in printed for language in ("en", "zh")) else None
     return {"top3": ranked, "confident": single.group(1) if single else None}
 
 
@@ -155,8 +158,11 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--site", type=Path, help="a built site (mkdocs build -d DIR) to measure its search too")
     parser.add_argument("--out", type=Path, help="write the numbers and every report's result here (JSON)")
+    parser.add_argument("--only", choices=("development", "frozen"), help="measure one set only")
     args = parser.parse_args(argv)
     sets = {"development": development(), "frozen": frozen()}
+    if args.only:
+        sets = {args.only: sets[args.only]}
     for items in sets.values():
         for item in items:
             item["explain"] = run_explain(item)

@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     bench.add_argument("--only", metavar="ENTRY", help="one entry: an ID (TP001) or topic/question")
     explain = commands.add_parser("explain", help="find the entry for an error message, a traceback or an ID")
     explain.add_argument("text", nargs="*", help="the message or ID; without it, read standard input")
-    explain.add_argument("--lang", choices=("en", "zh"), help="language of the answer (default: from the locale)")
+    explain.add_argument("--lang", choices=("en", "zh"), help="language of the answer (default: Chinese for a Chinese text, else from the locale)")
     explain.add_argument("--json", action="store_true", help="the candidates as JSON, for editors and scripts")
     new = commands.add_parser("new", help="scaffold a new entry: both pages and the snippet")
     new.add_argument("name", help="topic/question in kebab-case")
@@ -126,7 +126,7 @@ def run_checked(args) -> int:
 def run_explain(args) -> int:
     import json
 
-    from .explain import ExplainError, as_data, candidates, decode, default_language, explain
+    from .explain import ExplainError, answer_language, as_data, candidates, decode, explain
 
     if args.text:
         data = " ".join(args.text).encode("utf-8", "surrogateescape")
@@ -134,9 +134,9 @@ def run_explain(args) -> int:
         data = b""
     else:
         data = sys.stdin.buffer.read(MAX_READ)
-    language = args.lang or default_language()
     try:
         text = decode(data)
+        language = args.lang or answer_language(text)  # Chinese text is answered in Chinese
         if args.json:
             root = _explain_root()
             print(json.dumps([as_data(m, root, language) for m in candidates(text, root)], ensure_ascii=False, indent=1))
