@@ -131,6 +131,7 @@ def answer(text: str, root: Path = entries_module.ROOT) -> Answer:
         return Answer("single", [Match(entry, 1.0)])
     by_id = {entry.id: entry for entry in entries_module.load(root)}
     claimed, _ = errors_module.load(root)
+    built = retrieval.index(root)
     hits: dict[str, tuple[tuple[int, int], Match]] = {}
     for entry_id in _catalogue_hits(text):
         if entry_id in by_id:
@@ -143,7 +144,7 @@ def answer(text: str, root: Path = entries_module.ROOT) -> Answer:
             if error.entry.id not in hits or key > hits[error.entry.id][0]:
                 hits[error.entry.id] = (key, Match(error.entry, 100.0 + key[0], error.message, error.where))
             rest = rest.replace(found.group(0), " ")
-    ranked = retrieval.rank(text, root)
+    ranked = retrieval.rank(text, root, built)
     score = dict(ranked)
     group = next((g for g in generic_messages() if g["compiled"].search(text)), None)
     if hits:
@@ -157,7 +158,7 @@ def answer(text: str, root: Path = entries_module.ROOT) -> Answer:
         if len(ordered) > 1:
             return Answer("several", ordered)
         first = ordered[0]
-        elsewhere = retrieval.rank(rest, root)
+        elsewhere = retrieval.rank(rest, root, built)
         if elsewhere and elsewhere[0][0] != first.entry.id and elsewhere[0][1] >= REST_MIN:
             own = dict(elsewhere).get(first.entry.id, 0.0)
             if elsewhere[0][1] >= ELSEWHERE * max(own, 1.0):

@@ -39,7 +39,7 @@ from . import errors as errors_module
 from . import interface
 from .pages import parse, split_front_matter
 
-INDEX_VERSION = 3
+INDEX_VERSION = 5
 LANGUAGES = ("en", "zh")
 
 # field: (weight, length normalisation b)
@@ -66,6 +66,7 @@ LOG_PREFIX = re.compile(
 URL = re.compile(r"\bhttps?://\S+")
 PATH = re.compile(r"(?<![\w.])(?:[A-Za-z]:)?(?:~|\.{1,2})?(?:[\\/][\w.+@-]+){2,}[\\/]?")
 HEX = re.compile(r"\b0x[0-9a-fA-F]+\b")
+SIZE = re.compile(r"\b\d+(?:\.\d+)?\s?(?:[KMGT]i?B|[KMGT]|ms|us|µs|s)\b")
 NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?(?![\w])")
 GPU = re.compile(
     r"\b(?:NVIDIA|GeForce|Tesla|Quadro|Radeon|Instinct|AMD|Intel|Ascend|Atlas|Jetson|DGX)\b"
@@ -76,7 +77,7 @@ MODEL = re.compile(
     r"|Flux|SDXL|Wan|ModernBERT|BERT|ViT|Whisper)[\w.\-]*",
     re.IGNORECASE)
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_.']*[A-Za-z0-9_]|[A-Za-z]")
-CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+[a-z]*")
+CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+\d*|[A-Z]+\d*|\d+[a-z]*")
 
 
 def stop_words() -> frozenset[str]:
@@ -91,10 +92,10 @@ STOP = stop_words()
 def strip_noise(text: str) -> str:
     """The text without what names this run rather than the problem: frames, prefixes, paths, numbers."""
     text = ANSI.sub(" ", text)
+    text = LOG_PREFIX.sub(" ", text)
     text = FRAME.sub(" ", text)
     text = BOILERPLATE.sub(" ", text)
-    text = LOG_PREFIX.sub(" ", text)
-    for pattern in (URL, PATH, HEX, MODEL, GPU, NUMBER):
+    for pattern in (URL, PATH, HEX, MODEL, GPU, SIZE, NUMBER):
         text = pattern.sub(" ", text)
     return text
 
@@ -321,9 +322,9 @@ def query_terms(text: str, built: Index) -> list[str]:
     return terms(text, segmenter)
 
 
-def rank(text: str, root: Path = entries_module.ROOT) -> list[tuple[str, float]]:
+def rank(text: str, root: Path = entries_module.ROOT, built: Index | None = None) -> list[tuple[str, float]]:
     """(entry ID, score) for every entry with a positive score, best first."""
-    built = index(root)
+    built = built or index(root)
     scores = built.score(query_terms(text, built))
     return sorted(((i, s) for i, s in scores.items() if s > 0), key=lambda pair: -pair[1])
 
