@@ -39,6 +39,8 @@ from triton_faq import interface  # noqa: E402
 from triton_faq.explain import ExplainError, candidates, explain  # noqa: E402
 
 CONFIDENT = re.compile(r"^(TP\d{3}) · ")
+# the header of the list of a generic message's other causes (absent from releases without the list)
+CAUSES = [interface.STRINGS[language].get("explain.causes", "\0") for language in ("en", "zh")]
 
 
 def development() -> list[dict]:
@@ -76,8 +78,7 @@ def run_explain(item: dict) -> dict:
     except ExplainError:
         printed = ""
     # one entry printed alone: an entry first, and no list of the other causes of its message
-    single = CONFIDENT.match(printed) if not any(
-        interface.text(language, "explain.causes") in printed for language in ("en", "zh")) else None
+    single = CONFIDENT.match(printed) if not any(header in printed for header in CAUSES) else None
     return {"top3": ranked, "confident": single.group(1) if single else None}
 
 
