@@ -193,8 +193,17 @@ def _signature(root: Path, entries: list[entries_module.Entry]) -> str:
 
 
 def _cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "triton-faq"
+    """The per-user cache ($XDG_CACHE_HOME/triton-faq), or one under the temporary directory when
+    the home is not writable (a container run as another user)."""
+    base = Path(os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")) / "triton-faq"
+    try:
+        base.mkdir(parents=True, exist_ok=True)
+        if os.access(base, os.W_OK):
+            return base
+    except OSError:
+        pass
+    uid = os.getuid() if hasattr(os, "getuid") else os.getpid()
+    return Path(tempfile.gettempdir()) / f"triton-faq-{uid}"
 
 
 @dataclass
