@@ -65,14 +65,15 @@ def run_bench(args) -> int:
 
 def explain_arguments(parser) -> None:
     parser.add_argument("text", nargs="*", help="the message or ID; without it, read standard input")
-    parser.add_argument("--lang", choices=_languages(), help="language of the answer (default: from the locale)")
+    parser.add_argument("--lang", choices=_languages(),
+                        help="language of the answer (default: the text's own language if the site has it, else the locale's)")
     parser.add_argument("--json", action="store_true", help="the candidates as JSON, for editors and scripts")
 
 
 def run_explain(args) -> int:
     import json
 
-    from .explain import ExplainError, as_data, candidates, decode, default_language, explain
+    from .explain import ExplainError, answer_language, as_data, candidates, decode, explain
 
     if args.text:
         data = " ".join(args.text).encode("utf-8", "surrogateescape")
@@ -81,9 +82,9 @@ def run_explain(args) -> int:
     else:
         data = sys.stdin.buffer.read(MAX_READ)
     root = _explain_root()
-    language = args.lang or default_language(root=root)
     try:
         text = decode(data)
+        language = args.lang or answer_language(text, root=root)  # a Chinese text is answered in Chinese
         if args.json:
             print(json.dumps([as_data(m, root, language) for m in candidates(text, root)], ensure_ascii=False, indent=1))
         else:

@@ -82,7 +82,11 @@ VERDICTS = {  # a claim block's title starts with one of these; the third (it de
 }
 DEPENDS = {language: labels[2].strip() for language, labels in VERDICTS.items()}
 
-# -- the Chinese pages' words -------------------------------------------------------------------
+# -- the languages' scripts and words ------------------------------------------------------------
+
+SCRIPTS = {  # per language: the characters that say a text is written in it (explain answers in it)
+    "zh": r"[\u3400-\u9fff\uf900-\ufaff]",
+}
 
 GLOSSARY = {  # per language: preferred term -> the spellings and calques its pages avoid
     "zh": {
