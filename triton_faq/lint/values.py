@@ -60,13 +60,13 @@ def dims(f: FileFacts, s: Scope, node: ast.AST, depth: int = DEPTH) -> int | Non
 
 
 def is_block(f: FileFacts, s: Scope, node: ast.AST) -> bool:
-    """Known to be a block (rank >= 1), or the value of a tl.load / tl.arange / tl.zeros... of unknown rank."""
+    """Known to be a block (rank >= 1), or of unknown rank with a tl.arange / tl.zeros / tl.dot flowing into it
+    (a load is a block when its address is)."""
     rank = dims(f, s, node)
     if rank is not None:
         return rank >= 1
-    resolved = s.resolve(node)
-    for sub in ast.walk(resolved):
-        if isinstance(sub, ast.Call) and f.tl(sub.func, s) in ("load", "arange", "zeros", "full", "dot", "where"):
+    for sub in s.subtree(node):
+        if isinstance(sub, ast.Call) and f.tl(sub.func, s) in ("arange", "zeros", "full", "dot", "make_block_ptr"):
             return True
     return False
 
