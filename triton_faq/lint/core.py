@@ -118,6 +118,7 @@ class Scope:
     names: list[ast.Name] = field(default_factory=list)  # loads
     returns: list[tuple[ast.Return, int]] = field(default_factory=list)  # (return, loops around it)
     ifs: list[ast.If] = field(default_factory=list)
+    compares: list[ast.Compare] = field(default_factory=list)
     assigns: dict[str, list[tuple[int, int, ast.expr | None]]] = field(default_factory=dict)  # name -> (line, col, value)
     guards: dict[int, tuple[ast.expr, ...]] = field(default_factory=dict)  # id(call) -> enclosing `if` tests
     blocks: dict[int, tuple[int, ...]] = field(default_factory=dict)  # id(call) -> ids of the statement lists around it
@@ -249,15 +250,7 @@ def read(source: str, path: str = "<string>", triton_version: tuple[int, int] | 
     module = Scope(tree, "module", "<module>")
     scopes = [module]
     aliases: dict[str, str] = {}
-    for stmt in ast.walk(tree):
-        if isinstance(stmt, ast.Import):
-            for alias in stmt.names:
-                if alias.asname:
-                    aliases[alias.asname] = alias.name
-        elif isinstance(stmt, ast.ImportFrom) and stmt.module and stmt.level == 0:
-            for alias in stmt.names:
-                aliases[alias.asname or alias.name] = f"{stmt.module}.{alias.name}"
-    _walk(tree, module, scopes)
+    _walk(tree, module, scopes, aliases)
     facts = FileFacts(tree, source, path, scopes, {}, {}, aliases, set(), {}, {}, triton_version)
     # module-level aliases: exp = tl.exp, bench = triton.testing.do_bench
     for name, found in module.assigns.items():
@@ -303,7 +296,7 @@ def read(source: str, path: str = "<string>", triton_version: tuple[int, int] | 
 _SKIP = (ast.expr_context, ast.operator, ast.boolop, ast.cmpop, ast.unaryop)
 
 
-def _walk(tree: ast.Module, module: Scope, scopes: list[Scope]) -> None:
+def _walk(tree: ast.Module, module: Scope, scopes: list[Scope], aliases: dict[str, str]) -> None:
     """One iterative walk of the file: each node lands in its innermost function's scope."""
     # stack items: (node, scope, guards, blocks, stmt, loops)
     stack: list[tuple[ast.AST, Scope, tuple, tuple, ast.stmt | None, int]] = [(tree, module, (), (), None, 0)]
@@ -355,6 +348,15 @@ def _walk(tree: ast.Module, module: Scope, scopes: list[Scope]) -> None:
             scope.returns.append((node, loops))
         elif kind is ast.If:
             scope.ifs.append(node)
+        elif kind is ast.Compare:
+            scope.compares.append(node)
+        elif kind is ast.Import:
+            for alias in node.names:
+                if alias.asname:
+                    _alias(aliases, alias.asname, alias.name)
+        elif kind is ast.ImportFrom and node.module and node.level == 0:
+            for alias in node.names:
+                _alias(aliases, alias.asname or alias.name, f"{node.module}.{alias.name}")
         elif kind is ast.Lambda:
             scope.locals.update(a.arg for a in parameters(node))
         # assignments, for the data flow
@@ -421,6 +423,14 @@ def _walk(tree: ast.Module, module: Scope, scopes: list[Scope]) -> None:
                     children.append((value, guards, blocks, loops))
         for child, g, b, lo in reversed(children):
             stack.append((child, scope, g, b, stmt, lo))
+
+
+def _alias(aliases: dict[str, str], name: str, target: str) -> None:
+    """An import binds ``name``; imported from two places (``try: from a import tanh`` / ``except: from b import
+    tanh``, one per release), it stands for neither: the rules cannot know which one runs."""
+    if aliases.get(name, target) != target:
+        target = name
+    aliases[name] = target
 
 
 def _assign(scope: Scope, name: str, at: ast.AST, value: ast.expr | None) -> None:

@@ -134,9 +134,8 @@ def integer_params(f: FileFacts, s: Scope) -> set[str]:
     for node in s.binops:
         if isinstance(node.op, (ast.Mult, ast.FloorDiv, ast.Mod, ast.Div)):
             found |= {n.id for n in (node.left, node.right) if isinstance(n, ast.Name) and n.id in params}
-    for node in ast.walk(s.node):
-        if isinstance(node, ast.Compare):
-            found |= {n.id for n in [node.left, *node.comparators] if isinstance(n, ast.Name) and n.id in params}
+    for node in s.compares:
+        found |= {n.id for n in [node.left, *node.comparators] if isinstance(n, ast.Name) and n.id in params}
     for call in s.calls:
         name = dotted(call.func).rsplit(".", 1)[-1]
         if name in ("range", "static_range", "arange", "cdiv", "multiple_of") or f.tl(call.func, s) in ("range", "arange"):

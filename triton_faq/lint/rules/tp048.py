@@ -19,8 +19,8 @@ def check(f):
                 yield node, (f"Python `{word}` on blocks: compiled it is element-wise (deprecated), the interpreter "
                              f"returns one operand whole; write {'&' if word == 'and' else '|'} with each comparison "
                              "in parentheses")
-        for node in ast.walk(s.node):
-            if isinstance(node, ast.Compare) and len(node.ops) >= 2 and any(
+        for node in s.compares:
+            if len(node.ops) >= 2 and any(
                     isinstance(part, ast.BinOp) and isinstance(part.op, (ast.BitAnd, ast.BitOr))
                     for part in node.comparators[:-1]):
                 yield node, ("`a < M & b < N` is a chained comparison (& binds tighter than <): refused compiled, "
