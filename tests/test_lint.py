@@ -200,6 +200,7 @@ def test_the_pre_commit_snippet_pins_a_rev():
         assert re.search(r"rev: v\d+\.\d+\.\d+", page) and "rev: main" not in page
 
 
+@pytest.mark.slow
 def test_the_judgements_cover_every_finding_of_the_corpora():
     """Each finding of the default rules on the extracted corpora is judged (tooling/lint_corpus.py extract
     puts them in .cache/lint-corpus; without them there is nothing to compare)."""

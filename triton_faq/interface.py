@@ -150,6 +150,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "lint.rule.TP037": "A launch whose grid axis 1 or 2 is a data size (`x.shape[0]`, rows, `batch * heads`) rather than a count of blocks (`triton.cdiv(n, BLOCK)`), or a constant above 65535. A heuristic: it cannot know how large the size gets.",
         "lint.rule.TP043": "`return` inside a `for` or `while` loop of a kernel: refused when compiled.",
         "lint.rule.TP046": "Python's `max`, `min` or `abs` called on a block in a kernel (a `tl.load`, `tl.arange` or arithmetic on them).",
+        "lint.rule.TP047": "Python a compiled kernel refuses (a dict, a set, `try`, a lambda, a generator, the walrus operator, item assignment), or a comprehension with an `if`, which compiles and is silently dropped. Decorators and host code are not looked at.",
         "lint.rule.TP048": "Python's `and` or `or` on blocks, `if` on a block, or `a < M & b < N` (a chained comparison).",
     },
     "zh": {
@@ -280,6 +281,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "lint.rule.TP037": "某次启动的 grid 第 1 或第 2 维是数据规模（`x.shape[0]`、行数、`batch * heads`），而不是块数（`triton.cdiv(n, BLOCK)`），或是大于 65535 的常量。这是启发式规则：它无法知道规模会涨到多大。",
         "lint.rule.TP043": "kernel 的 `for` 或 `while` 循环里有 `return`：编译时会被拒绝。",
         "lint.rule.TP046": "在 kernel 里对块（`tl.load`、`tl.arange` 或由它们算出的值）调用 Python 的 `max`、`min` 或 `abs`。",
+        "lint.rule.TP047": "编译后的 kernel 不接受的 Python 写法（dict、set、`try`、lambda、生成器、海象运算符、按下标赋值），或带 `if` 的推导式（能编译，但 `if` 被悄悄丢掉）。装饰器和主机端代码不在检查范围内。",
         "lint.rule.TP048": "对块使用 Python 的 `and` 或 `or`、对块写 `if`，或写成 `a < M & b < N`（链式比较）。",
     },
 }

@@ -212,25 +212,35 @@ def dot_and_argmax(a_ptr, b_ptr, c_ptr, i_ptr, B: tl.constexpr):
     tl.store(i_ptr + i, tl.argmax(c, axis=1, tie_break_left=False))  # expect: TP034
 
 
+# 21. TP047: a lookup table as a dict, and a filtered comprehension
+@triton.jit
+def activation(x_ptr, n, KIND: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    slope = {"relu": 0.0, "leaky": 0.01}[KIND]  # expect: TP047
+    rows = [r for r in (0, 1, 2, 3) if r != 2]  # expect: TP047
+    tl.store(x_ptr + offs + len(rows), tl.where(x > 0, x, x * slope), mask=offs < n)
+
+
 # ---- host code
 
 def launch_add(x, y, out):
     add_no_mask[(triton.cdiv(x.numel(), 1000),)](x, y, out, x.numel(), BLOCK_SIZE=1000)  # expect: TP009
 
 
-# 21. TP017: a timer handed a same-file launcher's result
+# 22. TP017: a timer handed a same-file launcher's result
 def bench_add_wrong(x, y, out):
     return bench(launch_add(x, y, out), quantiles=[0.5])  # expect: TP017
 
 
-# 22. TP018: a launch through a same-file function, timed with an imported perf_counter
+# 23. TP018: a launch through a same-file function, timed with an imported perf_counter
 def time_add(x, y, out):
     start = perf_counter()
     launch_add(x, y, out)
     return perf_counter() - start  # expect: TP018
 
 
-# 23. TP018: timing through a decorator
+# 24. TP018: timing through a decorator
 def timed(fn):
     def wrapper(*args, **kwargs):
         t0 = time.perf_counter()
@@ -240,7 +250,7 @@ def timed(fn):
     return wrapper
 
 
-# 24. TP018: timing a local lambda
+# 25. TP018: timing a local lambda
 def time_relu(x):
     run = lambda: relu_builtin[(triton.cdiv(x.numel(), 1024),)](x, x.numel(), BLOCK=1024)  # noqa: E731
     t0 = time.time()
@@ -249,19 +259,19 @@ def time_relu(x):
     return (time.time() - t0) / 10  # expect: TP018
 
 
-# 25. TP031: do_bench under another name, do_bench_cudagraph, both the mean (once per file)
+# 26. TP031: do_bench under another name, do_bench_cudagraph, both the mean (once per file)
 def bench_both(x, y, out):
     eager = bench(lambda: launch_add(x, y, out))  # expect: TP031
     graph = do_bench_cudagraph(lambda: launch_add(x, y, out))
     return eager, graph
 
 
-# 26. TP031: fast_flush
+# 27. TP031: fast_flush
 def bench_flush(x, y, out):
     return bench(lambda: launch_add(x, y, out), fast_flush=False, return_mode="median")  # expect: TP031
 
 
-# 27. TP037: one program per row on axis 1
+# 28. TP037: one program per row on axis 1
 def scale_rows(x, s, out):
     n_rows, n_cols = x.shape
     grid = (triton.cdiv(n_cols, 256), n_rows)  # expect: TP037
@@ -269,7 +279,7 @@ def scale_rows(x, s, out):
     return out
 
 
-# 28. TP037: batch * heads on axis 1 of an attention grid
+# 29. TP037: batch * heads on axis 1 of an attention grid
 def attention_grid(q):
     batch, heads, seq, _ = q.shape
     return lambda meta: (triton.cdiv(seq, meta["BLOCK_M"]), batch * heads)  # not a launch: not reported

@@ -8,7 +8,7 @@ from importlib import import_module
 from ..model import Rule
 
 MODULES = ("tp001", "tp003", "tp006", "tp009", "tp013", "tp014", "tp017", "tp018", "tp021", "tp022", "tp024",
-           "tp028", "tp031", "tp032", "tp033", "tp034", "tp035", "tp037", "tp043", "tp046", "tp048")
+           "tp028", "tp031", "tp032", "tp033", "tp034", "tp035", "tp037", "tp043", "tp046", "tp047", "tp048")
 
 CHECKS = {}
 CASES = {}
