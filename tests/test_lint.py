@@ -216,3 +216,35 @@ def test_the_judgements_cover_every_finding_of_the_corpora():
         judged = {(r["file"], int(r["line"]), int(r["col"]), r["rule"]) for r in measured.judgements(corpus, "after")}
         found = {row[:4] for row in lint_corpus.findings(corpus)}
         assert found == judged, (sorted(found - judged)[:5], sorted(judged - found)[:5])
+
+
+def test_default_rules_meet_the_bar_on_the_test_corpus_and_mostly_harmless_ones_report_once_per_file():
+    """From the judgement files: at least 90% of each default rule's findings on the test corpus are true or
+    true but harmless; a rule whose findings are mostly harmless has at most one finding per file."""
+    from collections import Counter
+
+    from triton_faq.lint import measured
+
+    rows = measured.judgements("test", "after")
+    for rule, counts in measured.per_rule("test", "after").items():
+        assert lint.RULES[rule].default, f"{rule} is judged but not on by default"
+        assert measured.precision(counts) >= 0.9, (rule, counts)
+        if counts["harmless"] > counts["true"] + counts["false"]:
+            per_file = Counter(r["file"] for r in rows if r["rule"] == rule)
+            assert max(per_file.values()) == 1, (rule, per_file.most_common(1))
+    assert sum(sum(c.values()) for c in measured.per_rule("test", "before").values()) >= 100
+
+
+def test_the_page_table_is_rendered_from_the_judgement_files():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("lint_rules_hook", ROOT / "hooks" / "lint_rules.py")
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    from triton_faq.lint import measured
+
+    table = hook.render_precision("en")
+    counts = measured.per_rule("test", "before")["TP031"]
+    assert f"{counts['true'] + counts['harmless']} of {sum(counts.values())}" in table
+    assert "<!-- lint-precision -->" in (ROOT / "docs" / "en" / "lint.md").read_text(encoding="utf-8")
+    assert "<!-- lint-precision -->" in (ROOT / "docs" / "zh" / "lint.md").read_text(encoding="utf-8")

@@ -119,6 +119,19 @@ def main(argv: list[str]) -> int:
         writer = csv.writer(sys.stdout, delimiter="\t", lineterminator="\n")
         for row in findings(argv[1]):
             writer.writerow(row)
+    elif argv[0] == "score":
+        sys.path.insert(0, str(ROOT))
+        from triton_faq.lint import measured
+
+        stages = measured.STAGES
+        print("rule   " + "  ".join(f"{c}-{s:<6}" for c, s in stages) + "   (true+harmless/all; true)")
+        for rule, by_stage in measured.table().items():
+            cells = []
+            for stage in stages:
+                counts = by_stage.get(stage)
+                cells.append("-" if not counts else
+                             f"{counts['true'] + counts['harmless']}/{sum(counts.values())};{counts['true']}")
+            print(f"{rule}  " + "  ".join(f"{c:<11}" for c in cells))
     else:
         print(f"unknown command {argv[0]!r}", file=sys.stderr)
         return 2
