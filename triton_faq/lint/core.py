@@ -12,8 +12,8 @@ or calls a function of the same file that does (to any depth).
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
-from typing import Iterable, Iterator
+from dataclasses import dataclass, field, replace
+from typing import Iterator
 
 from .model import Rule  # noqa: F401  (re-exported for rule modules)
 
@@ -236,7 +236,7 @@ MATH_IN_TL = {"exp", "exp2", "log", "log2", "abs", "sqrt", "rsqrt", "sin", "cos"
 
 def is_jit_decorator(node: ast.expr) -> bool:
     target = node.func if isinstance(node, ast.Call) else node
-    return dotted(target).rsplit(".", 1)[-1] in ("jit",) and dotted(target) in ("triton.jit", "jit")
+    return dotted(target) in ("triton.jit", "jit")
 
 
 def is_autotune(node: ast.expr) -> bool:
@@ -271,13 +271,10 @@ def read(source: str, path: str = "<string>", triton_version: tuple[int, int] | 
                 and isinstance(stmt.value, ast.Call) and len(stmt.value.args) == 1 \
                 and isinstance(stmt.value.args[0], ast.Name):
             inner = stmt.value.args[0].id
-            if inner in facts.kernels:
-                wrapped = facts.kernels[inner]
-                alias = Scope(**{**wrapped.__dict__})
-                alias.autotune = [stmt.value.func] if is_autotune(stmt.value.func) else list(wrapped.autotune)
-                facts.kernels[stmt.targets[0].id] = alias
-            elif inner in facts.functions and is_jit_decorator(stmt.value.func):
-                pass
+            if inner in facts.kernels and is_autotune(stmt.value.func):
+                facts.kernels[stmt.targets[0].id] = replace(facts.kernels[inner], autotune=[stmt.value.func])
+            elif inner in facts.kernels:
+                facts.kernels[stmt.targets[0].id] = facts.kernels[inner]
     # which host functions launch (to any depth)
     callers = {name: {dotted(c.func).rsplit(".", 1)[-1] for c in scope.calls}
                for name, scope in facts.functions.items()}
@@ -515,6 +512,3 @@ def _read_globals(facts: FileFacts) -> None:
     for name in bad | ok:
         facts.globals_plain.pop(name, None)
 
-
-def walk_expr(node: ast.AST) -> Iterable[ast.AST]:
-    return ast.walk(node)

@@ -1,6 +1,5 @@
 """TP021: tl.math.tanh, gone in Triton 3."""
 
-import ast
 
 from ..core import Rule
 from ._common import kernels

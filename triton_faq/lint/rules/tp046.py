@@ -21,8 +21,7 @@ def check(f):
                 continue
             if any(is_block(f, s, arg) for arg in call.args):
                 what = ("fails on a block: NameError compiled, TypeError interpreted" if func.id == "abs" else
-                        f"on blocks is Python's under TRITON_INTERPRET=1 and returns its {'second' if func.id == 'max' else 'second'} "
-                        "argument whole")
+                        "on blocks is Python's own under TRITON_INTERPRET=1 and returns its second argument whole")
                 yield call, f"Python's {func.id}() {what}; use {FIX[func.id]}"
 
 
