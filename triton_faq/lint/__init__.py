@@ -176,6 +176,9 @@ def lint_paths(paths: Iterable[str], select: Iterable[str] | None = None,
             errors.append(f"{file}:{error.lineno or 0}:{error.offset or 0}: not linted: {error.msg}")
         except RecursionError:
             errors.append(f"{file}: not linted: nested too deeply")
+        except Exception as error:  # a rule's own bug: the other files are still linted, and the file is named
+            errors.append(f"{file}: not linted: the linter failed ({type(error).__name__}: {error}); please report it "
+                          f"with this file")
     return findings, errors
 
 
