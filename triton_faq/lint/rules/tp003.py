@@ -10,22 +10,48 @@ RULE = Rule("TP003", "out-of-bounds/missing-tail-mask", False,
             "tl.load / tl.store at pid * BLOCK + tl.arange(...) without a mask: the last block runs past the end")
 
 
+def _terms(s, node, depth=4) -> list[ast.AST]:
+    """The terms of a sum, names followed to their values: block_start + tl.arange(0, B) with
+    block_start = pid * B gives [pid * B, tl.arange(0, B)]."""
+    node = s.resolve(node, depth)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _terms(s, node.left, depth) + _terms(s, node.right, depth)
+    if isinstance(node, ast.Subscript):  # offs[:, None]
+        return _terms(s, node.value, depth)
+    return [node]
+
+
+def _factors(s, node, depth=4) -> list[ast.AST]:
+    node = s.resolve(node, depth)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+        return _factors(s, node.left, depth) + _factors(s, node.right, depth)
+    return [node]
+
+
 def is_tile(f, s, address) -> bool:
-    """Offsets of a program's block, pid * BLOCK + tl.arange(...), not wrapped (% n) or clamped, and not a
-    block pointer (whose bounds are boundary_check's)."""
-    scaled = lanes = False
+    """Offsets of a program's block of a dimension, ``pid * BLOCK + tl.arange(0, BLOCK)``: the program id
+    times the very size that ends the tl.arange (names followed); not wrapped (% n), clamped, or a block
+    pointer (whose bounds are boundary_check's)."""
     for sub in s.subtree(address):
         if isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.Mod):
             return False
-        if isinstance(sub, ast.Call):
-            name = f.tl(sub.func, s)
-            if name in ("minimum", "make_block_ptr", "advance", "make_tensor_descriptor", "where"):
-                return False
-            if name == "arange":
-                lanes = True
-        if isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.Mult) and has_pid(f, s, sub):
-            scaled = True
-    return scaled and lanes
+        if isinstance(sub, ast.Call) and f.tl(sub.func, s) in ("minimum", "make_block_ptr", "advance",
+                                                                "make_tensor_descriptor", "where"):
+            return False
+    for sub in s.subtree(address):
+        if not (isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.Add)):
+            continue
+        terms = _terms(s, sub)
+        ends = {ast.dump(t.args[1]) for t in terms
+                if isinstance(t, ast.Call) and f.tl(t.func, s) == "arange" and len(t.args) >= 2}
+        if not ends:
+            continue
+        for term in terms:
+            factors = _factors(s, term)
+            if len(factors) >= 2 and any(f.is_tl_call(x, s, "program_id") for x in factors) \
+                    and any(ast.dump(x) in ends for x in factors):
+                return True
+    return False
 
 
 def check(f):
