@@ -248,3 +248,17 @@ def test_the_page_table_is_rendered_from_the_judgement_files():
     assert f"{counts['true'] + counts['harmless']} of {sum(counts.values())}" in table
     assert "<!-- lint-precision -->" in (ROOT / "docs" / "en" / "lint.md").read_text(encoding="utf-8")
     assert "<!-- lint-precision -->" in (ROOT / "docs" / "zh" / "lint.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("source, rule, releases", [
+    # an annotated global: accepted by 3.2, refused from 3.3 on
+    ("X: tl.constexpr = 4\n@triton.jit\ndef k(p):\n    tl.store(p, X)\n", "TP033", {(3, 2): 0, (3, 3): 1, None: 1}),
+    # a comprehension's `if` is dropped up to 3.8 and honoured from 3.9
+    ("@triton.jit\ndef k(p):\n    t = [v for v in (1, 2, 3) if v > 1]\n    tl.store(p, t[0])\n", "TP047",
+     {(3, 8): 1, (3, 9): 0, None: 1}),
+])
+def test_parts_of_a_rule_follow_the_release_that_has_them(source, rule, releases):
+    for release, count in releases.items():
+        found = lint.lint_source("import triton\nimport triton.language as tl\n" + source, "k.py", [rule],
+                                 triton_version=release)
+        assert len(found) == count, (release, [f.text() for f in found])

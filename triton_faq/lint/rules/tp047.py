@@ -15,14 +15,18 @@ REFUSED = {ast.Dict: "a dict", ast.DictComp: "a dict comprehension", ast.Set: "a
            ast.NamedExpr: "the walrus operator"}
 
 
+FILTER_FIXED = (3, 9)  # the release whose compiler honours a comprehension's `if` (Triton PR 10888; the version matrix)
+
+
 def check(f):
+    filter_dropped = f.triton_version is None or f.triton_version < FILTER_FIXED
     for s in kernels(f):
         for node in (sub for stmt in s.node.body for sub in ast.walk(stmt)):
             what = REFUSED.get(type(node))
             if what is not None:
                 yield node, (f"{what} in a kernel: refused when compiled ('unsupported AST node type'), run as Python "
                              "by the interpreter")
-            elif isinstance(node, ast.comprehension) and node.ifs:
+            elif isinstance(node, ast.comprehension) and node.ifs and filter_dropped:
                 yield node.ifs[0], ("a comprehension's `if` in a kernel compiles and is dropped: every element is "
                                     "kept; filter with a constexpr `if` in a tl.static_range loop")
             elif isinstance(node, (ast.Assign, ast.AugAssign)):
