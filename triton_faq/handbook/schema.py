@@ -57,6 +57,7 @@ MARKERS: dict[str, str | None] = {
     "error-index": None,  # every claimed message (hooks/error_index.py)
     "checked-report": r"[A-Za-z_][A-Za-z0-9_]*",  # a function of the proof (hooks/checked_report.py)
     "lint-rules": None,  # the lint rules (hooks/lint_rules.py)
+    "lint-precision": None,  # the lint rules' measured precision (hooks/lint_rules.py)
     "version-matrix": r"[a-z]+",  # the checked interpreter's matrix (hooks/version_matrix.py)
 }
 OPTIONAL_ARGUMENT = frozenset({"entry-list"})
