@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from . import download, errors, parity
+from . import download, errors, parity, version_scopes
 from .entries import ROOT, proof_for, snippet_for
 from .pages import PageError, parse, section_exists, snippet_section
 
@@ -250,4 +250,5 @@ def check(root: Path = ROOT) -> list[str]:
     problems = entry_problems(root)
     problems += parity.check(root / "docs")
     problems += errors.load(root)[1]
+    problems += version_scopes.check(root)  # a claim that changes across Triton releases says on which
     return problems
