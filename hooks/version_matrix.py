@@ -29,7 +29,7 @@ def table(rows, language, notes=None):
         lines += [f"| `{name}` | {sentence} |" for name, sentence in rows]
         return "\n".join(lines)
     lines = [f"| {claim} | {result} | {why} |", "| --- | --- | --- |"]
-    lines += [f"| `{name}` | {sentence} | {notes.get(name, '')} |" for name, sentence in rows]
+    lines += [f"| `{name}` | {sentence} | {notes.get(name, '').replace('|', chr(92) + '|')} |" for name, sentence in rows]
     return "\n".join(lines)
 
 
