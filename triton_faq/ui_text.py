@@ -88,6 +88,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "version_matrix.all": "Every claim, one test each",
         "version_matrix.claim": "Claim (test)",
         "version_matrix.result": "Result",
+        "version_matrix.why": "Why",
         "version_matrix.import": "On {versions} the entry's code does not import: `{error}`",
         "version_matrix.missing": "This entry has not been run against other Triton versions yet: run "
                                   "`{command} --only {id}`.",
@@ -233,6 +234,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "version_matrix.all": "全部说法（每条一个测试）",
         "version_matrix.claim": "说法（测试）",
         "version_matrix.result": "结果",
+        "version_matrix.why": "原因",
         "version_matrix.import": "在 {versions} 上本条目的代码无法导入：`{error}`",
         "version_matrix.missing": "本条目还没有在其他 Triton 版本上跑过：运行 `{command} --only {id}`。",
         "version_matrix.checker_intro": "带检查的解释器自身的测试在 Triton {first} 到 {last} 的每个版本（{versions}）上"
