@@ -53,6 +53,9 @@ def main(argv: list[str] | None = None) -> int:
                                                         "checked interpreter's tests alone")
     matrix.add_argument("--versions", help="comma-separated Triton versions (default: newest patch of each "
                                            "minor release from 3.2 on PyPI)")
+    catalogue = commands.add_parser("catalogue", help="rebuild the catalogue of Triton's messages from its released "
+                                                      "wheels (data/messages/catalogue.json.gz)", add_help=False)
+    catalogue.add_argument("catalogue_args", nargs=argparse.REMAINDER, help="see `triton-faq catalogue --help`")
     checked = commands.add_parser("checked", help="run a Python script with every kernel bounds- and race-checked "
                                                   "under the interpreter")
     checked.add_argument("--bounds-only", action="store_true", help="check bounds, not races")
@@ -63,6 +66,11 @@ def main(argv: list[str] | None = None) -> int:
     from .lint import add_arguments as lint_arguments
 
     lint_arguments(lint)
+    given = sys.argv[1:] if argv is None else list(argv)
+    if given[:1] == ["catalogue"]:  # its own options, --help included
+        from .catalogue_build import main as build_catalogue
+
+        return build_catalogue(given[1:], _root("catalogue", announce=True))
     args = parser.parse_args(argv)
 
     if args.command == "bench":
