@@ -181,13 +181,17 @@ class _Strings:
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             return [[node.value]]
         if isinstance(node, ast.JoinedStr):
-            parts: list = []
+            alternatives: list[list] = [[]]
             for value in node.values:
                 if isinstance(value, ast.Constant):
-                    parts.append(str(value.value))
+                    choices = [[str(value.value)]]
                 else:
-                    parts.append(Hole(_source(value.value)))
-            return [_merge(parts)]
+                    # {error} where error = 'Internal Triton PTX codegen error' (or another string): its words
+                    literal = (self(value.value, depth + 1) if isinstance(value.value, ast.Name)
+                               and value.conversion == -1 and value.format_spec is None else None)
+                    choices = literal or [[Hole(_source(value.value))]]
+                alternatives = [a + c for a in alternatives for c in choices][:4]
+            return [_merge(a) for a in alternatives]
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
             left, right = self(node.left, depth + 1), self(node.right, depth + 1)
             if left is None and right is None:

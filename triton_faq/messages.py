@@ -10,7 +10,8 @@ so punctuation, backticks a Markdown renderer ate, quoting and line wrapping do 
 Besides whole messages, two cut-down forms match, as users paste them:
 
 - a message cut short (an issue title, a truncated log line): the template's first words, at least
-  ``PARTIAL_WORDS`` of them, up to the end of the text's line;
+  ``PARTIAL_WORDS`` of them, up to the end of the text's line; or at least three of them when they
+  end the text and begin its last line (after an exception's name, if any);
 - the last lines of a message that spans lines: the template from the start of one of its lines to
   its end, again at least ``PARTIAL_WORDS`` words.
 
@@ -22,6 +23,13 @@ gives way to ``Triton Error [CUDA]: misaligned address``).
 Finding candidates is indexed: each template is looked up by the rarest word among the first words
 of the template and of each of its lines, so a call aligns only the few templates whose anchor the
 text holds.
+
+For ``triton-faq explain``: call ``match(text)`` first. A hit whose templates carry ``entries`` names
+the entries that explain the message (``describe(hit)["entries"]``); a generic hit (``hit.generic``)
+or one explained by several entries is an answer with several candidates, never a single confident
+one. A hit with no entries is a known message without an entry: ``describe(hit)`` gives what raises
+it (kind, form, file and line, a link to that line in the release), the releases that print it, and
+how to report it; the nearest entries are the ones the text ranks highest otherwise.
 """
 
 from __future__ import annotations
@@ -29,7 +37,7 @@ from __future__ import annotations
 import gzip
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -121,6 +129,17 @@ class Hit:
     whole: bool  # the whole template matched (not a cut-down form)
     covered: float  # the template's words as a share of the span's words
     generic: bool = False  # too few words of its own to tell a message apart (matched as a whole line only)
+    also: tuple = ()  # templates of the same text raised elsewhere (another file, other releases)
+
+    @property
+    def templates(self) -> tuple:
+        return (self.template, *self.also)
+
+    @property
+    def releases(self) -> list[str]:
+        """Every release that prints this text, from any of its places."""
+        found = {r for t in self.templates for r in t.releases}
+        return sorted(found, key=lambda r: [int(x) if x.isdigit() else 0 for x in re.findall(r"\d+|\D+", r)])
 
     @property
     def text(self) -> str:
@@ -233,20 +252,39 @@ class Catalogue:
         for i, word in enumerate(words):
             positions.setdefault(word, []).append(i)
         candidates = {n for word in positions for n in self.index.get(word, ())}
-        if len(words) >= 2:  # the text may be nothing but a message's beginning
-            candidates.update(self.first_words.get(f"{words[0]} {words[1]}", ()))
-            candidates.update(self.first_words.get(f"{words[0]} *", ()))
+        # the text may end with nothing but a message's beginning: look it up by its first two words
+        last = [i for i in range(len(words)) if line_of[i] == line_of[-1]]
+        for i in {last[0], *(i for i in last if self._after_prefix(text, found, i))}:
+            if i + 1 < len(words):
+                candidates.update(self.first_words.get(f"{words[i]} {words[i + 1]}", ()))
+                candidates.update(self.first_words.get(f"{words[i]} *", ()))
         candidates = sorted(candidates)
         hits = []
         for number in candidates:
-            hit = self._align(number, words, line_of, found, positions)
+            hit = self._align(number, words, line_of, found, positions, text)
             if hit is not None:
                 hits.append(hit)
         kept = [h for h in hits if not any(
             g is not h and g.start <= h.start and h.end <= g.end and g.words > h.words for g in hits)]
-        return sorted(kept, key=lambda h: (not h.whole, -h.words, -h.covered, h.template.kind, h.template.id))
+        kept.sort(key=lambda h: (not h.whole, -h.words, -h.covered, -len(h.template.releases), h.template.id))
+        merged: dict[str, Hit] = {}
+        for hit in kept:  # one hit per text: the same message raised in several files or releases
+            first = merged.get(hit.template.text)
+            if first is None:
+                merged[hit.template.text] = hit
+            else:
+                merged[hit.template.text] = replace(first, also=first.also + (hit.template,))
+        return list(merged.values())
 
-    def _align(self, number, words, line_of, found, positions) -> Hit | None:
+    @staticmethod
+    def _after_prefix(text: str, found, i: int) -> bool:
+        """Whether word i begins its line, or follows only an exception's name (``ValueError:``,
+        ``triton.runtime.errors.OutOfResources:``, ``NameError("``) there."""
+        start = found[i][1]
+        before = text[text.rfind("\n", 0, start) + 1:start]
+        return bool(EXCEPTION_PREFIX.fullmatch(before))
+
+    def _align(self, number, words, line_of, found, positions, text="") -> Hit | None:
         toks, starts, generic = self._tokens(number)
         total = sum(t is not None for t in toks)
         n = len(words)
@@ -257,7 +295,18 @@ class Catalogue:
                 first += 1  # a placeholder at the start matches whatever precedes
             if first >= len(toks) or (generic and begin):
                 continue
-            for i in positions.get(toks[first], ()):
+            # the words a match from here needs, all of them in the text somewhere: skip the walks
+            # that cannot succeed (a whole match needs every word, a cut-short one its first words)
+            needed = [t for t in toks[first:] if t is not None]
+            if all(t in positions for t in needed):
+                starts_at = positions[toks[first]]
+            elif begin == 0 and not generic and all(t in positions for t in needed[:PARTIAL_WORDS]):
+                starts_at = positions[toks[first]]
+            elif begin == 0 and not generic and all(t in positions for t in needed[:3]):
+                starts_at = [i for i in positions[toks[first]] if line_of[i] == line_of[-1]]
+            else:
+                continue
+            for i in starts_at:
                 end_i, count, state = _walk(toks, words, line_of, i, first)
                 whole = state == REACHED and begin == 0
                 if generic:
@@ -268,7 +317,9 @@ class Catalogue:
                     if not (whole and starts_line and ends_line):
                         continue
                 elif not whole:
-                    cut_short = state == CUT and end_i >= n and i == 0 and count >= 3  # the text is its beginning
+                    # the text ends with the message's beginning, alone on its line (or after the
+                    # exception's name): 'RuntimeError: Internal Triton PTX codegen error:'
+                    cut_short = state == CUT and end_i >= n and count >= 3 and self._after_prefix(text, found, i)
                     if begin > 0 and state != REACHED:
                         continue
                     if count < PARTIAL_WORDS and not cut_short:
@@ -284,6 +335,7 @@ class Catalogue:
 
 
 REACHED, CUT, DIVERGED = 2, 1, 0
+EXCEPTION_PREFIX = re.compile(r"\s*(?:[\w.\[\]]+\s*[:(]\s*[\"']?)?")
 
 
 def _walk(toks, words, line_of, i0, j0):
@@ -393,6 +445,7 @@ def describe(hit: Hit) -> dict:
     """What explain can say about a known message: what raises it, where, in which releases, which
     entries explain it, and how to report it when none does."""
     template = hit.template
+    releases = hit.releases
     return {
         "template": template.text,
         "kind": template.kind,
@@ -400,9 +453,11 @@ def describe(hit: Hit) -> dict:
         "file": template.file,
         "line": template.line,
         "source_url": template.source_url,
-        "releases": list(template.releases),
-        "release_span": span(template.releases),
-        "entries": list(template.entries),
+        "also_raised_at": [{"file": t.file, "line": t.line, "releases": span(t.releases), "source_url": t.source_url}
+                           for t in hit.also if t.file],
+        "releases": releases,
+        "release_span": span(releases),
+        "entries": sorted({e for t in hit.templates for e in t.entries}),
         "report": f"search {ISSUES}?q=" + "+".join(tokens(template.text.split("{")[0])[:8])
                   + f" for the message, or open an issue at {NEW_ISSUE} with a short script that raises it",
     }
@@ -437,5 +492,6 @@ def entries_for(catalogue: Catalogue, root: Path = ROOT) -> dict[str, set[str]]:
     for entry, message, _ in entry_messages(root):
         for hit in catalogue.match(message):
             if hit.covered >= 0.5 and not hit.generic:
-                mapped.setdefault(hit.template.id, set()).add(entry)
+                for template in hit.templates:  # the same text raised in several places
+                    mapped.setdefault(template.id, set()).add(entry)
     return mapped
