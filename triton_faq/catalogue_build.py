@@ -740,6 +740,8 @@ def main(argv: list[str] | None = None, root: Path = ROOT) -> int:
             with gzip.open(output, "rb") as stream:
                 catalogue = json.loads(stream.read())
             index_and_map(catalogue, root)
+            catalogue.setdefault("provenance", {})["entries_mapped"] = {
+                "command": command, "date": datetime.now(timezone.utc).strftime("%Y-%m-%d")}
         else:
             if args.wheels:
                 wheels = {}
