@@ -176,6 +176,12 @@ def run_checked(args) -> int:
                 prog="triton-faq checked")
 
 
+def run_catalogue(options: list[str]) -> int:
+    from .catalogue_build import main
+
+    return main(options, _root("catalogue", announce=True))
+
+
 def doctor_arguments(parser) -> None:
     from .doctor import add_arguments
 
@@ -204,8 +210,9 @@ def run_lint(args) -> int:
 class Command:
     name: str
     help: str
-    run: Callable[[argparse.Namespace], int]
+    run: Callable  # of the parsed arguments; of the list of options when the command parses its own
     arguments: Callable[[argparse.ArgumentParser], None] | None = None
+    own_options: bool = False  # the command reads its options itself (its --help too)
 
 
 COMMANDS = (
@@ -217,6 +224,9 @@ COMMANDS = (
     Command("parity", "compare every translated page with its page in the default language", run_parity),
     Command("matrix", "run the interpreter tests against every Triton release from 3.2 and record where each "
                       "claim holds (data/version-matrix.json)", run_matrix, matrix_arguments),
+    Command("catalogue", "rebuild the catalogue of Triton's messages from its released wheels "
+                         "(data/messages/catalogue.json.gz); `triton-faq catalogue --help` for its options",
+            run_catalogue, own_options=True),
     Command("checked", "run a Python script with every kernel bounds- and race-checked under the interpreter",
             run_checked, checked_arguments),
     Command("doctor", "check the installed torch, Triton, NumPy, GPU, driver, ptxas and cache directory, and name "
@@ -227,10 +237,14 @@ COMMANDS = (
 
 
 def main(argv: list[str] | None = None) -> int:
+    given = sys.argv[1:] if argv is None else list(argv)
+    for command in COMMANDS:
+        if command.own_options and given[:1] == [command.name]:
+            return command.run(given[1:])
     parser = argparse.ArgumentParser(prog="triton-faq", description="Tools of the Triton pitfalls handbook.")
     subparsers = parser.add_subparsers(dest="command", required=True)
     for command in COMMANDS:
-        sub = subparsers.add_parser(command.name, help=command.help)
+        sub = subparsers.add_parser(command.name, help=command.help, add_help=not command.own_options)
         if command.arguments is not None:
             command.arguments(sub)
         sub.set_defaults(run=command.run)

@@ -53,6 +53,7 @@ class Answer:
     kind: str
     matches: list[Match]
     group: dict | None = field(default=None)
+    known: dict | None = field(default=None)  # a message Triton prints that no entry explains (``messages.describe``)
 
 
 def decode(data: bytes) -> str:
@@ -99,22 +100,21 @@ def _literal(pattern: str) -> int:
     return len(re.sub(r"\\[wdsWDS][*+?]?|\.[*+?]?\??|\[[^\]]*\][*+?]?|\{[\d,]+\}|[()|?*+^$]|\\", "", pattern))
 
 
-def _catalogue_hits(text: str) -> list[str]:
-    """Entry IDs that Triton's message catalogue maps the text to; consulted before anything else.
+def known_unanswered(text: str, root: Path) -> dict | None:
+    """The first message in the text that Triton prints (its message catalogue, ``triton_faq.messages``,
+    built from Triton's wheels) and no entry explains: ``messages.describe`` of it (what raises it, where,
+    in which releases, how to report it). The catalogue's mapping to entries decides nothing here: the
+    entries' own fingerprints and the ranking do."""
+    from . import messages
 
-    ``triton_faq.messages.match(text)`` (built from Triton's wheels) is optional here: without it,
-    or when it maps the text to no entry, the fingerprints and the ranking decide.
-    """
     try:
-        from . import messages  # noqa: PLC0415  (optional module)
-    except ImportError:
-        return []
-    found = messages.match(text) or []
-    ids = []
-    for template in found if isinstance(found, (list, tuple)) else [found]:
-        entries = template.get("entries") if isinstance(template, dict) else getattr(template, "entries", None)
-        ids += [entry for entry in entries or [] if entry not in ids]
-    return ids
+        found = messages.match(text, root)
+    except (OSError, ValueError):  # no catalogue in this copy
+        return None
+    for hit in found:
+        if not hit.generic and not any(template.entries for template in hit.templates):
+            return messages.describe(hit)
+    return None
 
 
 def answer(text: str, root: Path = handbook.ROOT) -> Answer:
@@ -130,9 +130,6 @@ def answer(text: str, root: Path = handbook.ROOT) -> Answer:
     claimed = book.claimed_errors
     built = retrieval.index(root)
     hits: dict[str, tuple[tuple[int, int], Match]] = {}
-    for entry_id in _catalogue_hits(text):
-        if entry_id in by_id:
-            hits[entry_id] = ((1 << 30, 0), Match(by_id[entry_id], 100.0))
     rest = text
     for error in claimed:
         found = error.fingerprint.search(text)
@@ -161,6 +158,9 @@ def answer(text: str, root: Path = handbook.ROOT) -> Answer:
             if elsewhere[0][1] >= ELSEWHERE * max(own, 1.0):
                 return Answer("several", [first, Match(by_id[elsewhere[0][0]], elsewhere[0][1])])
         return Answer("single", [first])
+    known = known_unanswered(text, root)  # Triton's own message that no entry answers: said first
+    if known is not None and (not ranked or ranked[0][1] < MIN_SCORE):
+        return Answer("unsure", [], known=known)
     if not ranked:
         raise ExplainError("no entry matches this text; try the site's search, or open an issue with the message")
     best_id, best = ranked[0]
@@ -172,8 +172,8 @@ def answer(text: str, root: Path = handbook.ROOT) -> Answer:
         members = [i for i in group["entries"] if i in by_id]
         chosen = sorted(chosen + [Match(by_id[i], score.get(i, 0.0)) for i in members
                                   if i not in {m.entry.id for m in chosen}], key=lambda m: -m.score)[:3]
-        return Answer("unsure", chosen, group)
-    return Answer("unsure", chosen)
+        return Answer("unsure", chosen, group, known)
+    return Answer("unsure", chosen, known=known)
 
 
 def candidates(text: str, root: Path = handbook.ROOT) -> list[Match]:
@@ -226,6 +226,20 @@ def causes(group: dict, language: str, by_id: dict) -> list[str]:
     return lines
 
 
+def known_message(known: dict, language: str) -> list[str]:
+    """What explain says of a message Triton prints that no entry explains."""
+    colon = ui_text.text(language, "explain.colon")
+    lines = [ui_text.text(language, "explain.known"), "", f"  {known['template']}", ""]
+    where = f"{known['file']}:{known['line']}" if known.get("file") else known.get("kind", "")
+    lines.append(f"{ui_text.text(language, 'explain.known_raised')}{colon} {where} ({known['raised_by']})")
+    if known.get("source_url"):
+        lines.append(f"  {known['source_url']}")
+    lines.append(f"{ui_text.text(language, 'explain.known_releases')}{colon} {known['release_span']}")
+    lines.append(f"{ui_text.text(language, 'explain.known_report')}{colon} "
+                 + ui_text.text(language, "explain.known_how", search=known["search_url"], new=known["new_issue_url"]))
+    return lines
+
+
 def explain(text: str, language: str, root: Path = handbook.ROOT) -> str:
     """What to print for the text; raises ExplainError when nothing fits."""
     found = answer(text, root)
@@ -234,10 +248,14 @@ def explain(text: str, language: str, root: Path = handbook.ROOT) -> str:
         return render(found.matches[0], root, language)
     if found.kind == "causes":
         return "\n".join([render(found.matches[0], root, language), "", *causes(found.group, language, by_id)])
-    parts = [ui_text.text(language, "explain.several" if found.kind == "several" else "explain.unsure"), ""]
-    for match in found.matches[:3]:
-        parts += [render(match, root, language), "", "-" * 60, ""]
-    parts = parts[:-3]
+    if found.known is not None:  # a message Triton prints that no entry answers: what raises it, then the nearest
+        parts = known_message(found.known, language)
+        if found.matches:
+            parts += ["", ui_text.text(language, "explain.nearest"), ""]
+    else:
+        parts = [ui_text.text(language, "explain.several" if found.kind == "several" else "explain.unsure"), ""]
+    for number, match in enumerate(found.matches[:3]):
+        parts += ([] if number == 0 else ["", "-" * 60, ""]) + [render(match, root, language)]
     if found.group:
         parts += ["", *causes(found.group, language, by_id)]
     return "\n".join(parts)
