@@ -29,5 +29,5 @@ def division_ulps():
                label(f"not correctly rounded (of {N:,})", f"未正确舍入（共 {N:,} 个）", "wrong"),
                label("1 ulp off", "差 1 ulp", "one_ulp"), label("2 ulp off", "差 2 ulp", "two_ulp"),
                label("worst, ulp", "最大误差（ulp）", "max_ulp"),
-               label("median ms (with the NaN fill)", "中位数 毫秒（含 NaN 预填充）", "median_ms")]
+               label("median ms (with the NaN fill)", "中位数 毫秒（含 NaN 预填充）", "time_ms")]
     return table(columns, rows, n=N)

@@ -99,7 +99,7 @@ def gpu_starts():
 def test_gpu_first_launches_compile_and_autotune_with_an_empty_cache():
     starts = gpu_starts()
     assert starts["cold"]["benchmarked"] is True and starts["cold"]["nan"] == 0
-    assert starts["cold"]["first"] > 3 * starts["warm"]["first"], starts
+    assert starts["cold"]["first"] > 2 * starts["warm"]["first"], starts  # both include the CUDA context start
 
 
 @pytest.mark.gpu

@@ -3,7 +3,8 @@
 Compiles run without a GPU in a fresh process with an empty kernel cache. An older ptxas is Triton 3.2's own (CUDA 12.4),
 from the version matrix's copy in .cache/matrix/ (fetched once from PyPI; without PyPI those tests skip). The driver's
 messages are produced on a GPU through Triton's own loader: we cannot install an older driver there, so the test hands
-the driver PTX one version newer than it supports, and a cut-off cubin.
+the driver PTX one version newer than it supports. (A cubin cut in half, tried as a stand-in for an image the driver
+cannot read, crashed the process on the H200 instead of raising: "device kernel image is invalid" is not reproduced.)
 """
 
 import functools
@@ -18,7 +19,6 @@ from triton_faq.testing import fresh_randn, in_fresh_process, poisoned
 
 ROOT = Path(__file__).resolve().parents[3]
 UNSUPPORTED_PTX = "Triton Error [CUDA]: the provided PTX was compiled with an unsupported toolchain."
-INVALID_IMAGE = "Triton Error [CUDA]: device kernel image is invalid"
 
 
 def older_ptxas():
@@ -85,11 +85,6 @@ def reproduce_unsupported_ptx_version():
     entry.load(entry.ptx_with_version(kernel, ptx_label(newest_ptx_of_this_driver() + 1)))
 
 
-def reproduce_device_kernel_image_is_invalid():
-    cubin = entry.compile_for(90).asm["cubin"]
-    entry.load(cubin[: len(cubin) // 2])
-
-
 @pytest.mark.gpu
 def test_gpu_driver_cuda_version_reads_major_and_minor():
     version = entry.driver_cuda_version()
@@ -109,13 +104,6 @@ def test_gpu_the_same_ptx_at_the_drivers_version_loads():
     kernel = entry.compile_for(90)
     module, function, *_ = entry.load(entry.ptx_with_version(kernel, ptx_label(newest_ptx_of_this_driver())))
     assert module and function
-
-
-@pytest.mark.gpu
-def test_gpu_an_image_the_driver_cannot_read_is_device_kernel_image_is_invalid():
-    with pytest.raises(RuntimeError) as error:
-        reproduce_device_kernel_image_is_invalid()
-    assert str(error.value) == INVALID_IMAGE
 
 
 @pytest.mark.gpu
