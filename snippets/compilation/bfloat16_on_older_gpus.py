@@ -43,6 +43,14 @@ def compile_for(capability, dtype="bf16", kernel=scale_shift):
             os.environ.pop("TRITON_CACHE_DIR")
             if cache is not None:
                 os.environ["TRITON_CACHE_DIR"] = cache
+def ptxas_says(capability, dtype="bf16", kernel=scale_shift):
+    """"compiled", or the first line of ptxas's errors."""
+    try:
+        compile_for(capability, dtype, kernel)
+    except Exception as error:  # triton.runtime.errors.PTXASError (RuntimeError on Triton 3.2)
+        return next((line.split("; ")[-1] for line in str(error).splitlines() if "requires" in line),
+                    str(error).splitlines()[0])
+    return "compiled"
 # --8<-- [end:pitfall]
 
 
@@ -69,16 +77,6 @@ def launch(kernel, x):
     kernel[(triton.cdiv(x.numel(), 1024),)](x, out, x.numel(), BLOCK=1024)
     return out
 # --8<-- [end:launch]
-
-
-def ptxas_says(capability, dtype="bf16", kernel=scale_shift):
-    """"compiled", or the first line of ptxas's errors."""
-    try:
-        compile_for(capability, dtype, kernel)
-    except Exception as error:  # triton.runtime.errors.PTXASError (RuntimeError on Triton 3.2)
-        return next((line.split("; ")[-1] for line in str(error).splitlines() if "requires" in line),
-                    str(error).splitlines()[0])
-    return "compiled"
 
 
 def main():
