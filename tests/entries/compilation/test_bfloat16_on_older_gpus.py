@@ -119,3 +119,17 @@ def test_gpu_h200_runs_the_bf16_kernel():
     assert torch.cuda.get_device_capability() >= (8, 0)
     x = fresh_randn(5000).to(torch.bfloat16)
     assert_matches_float64(entry.launch(entry.scale_shift, x), x.double() * 2 + 1, rtol=2 ** -8)
+
+
+def ptx_case(capability):
+    import re
+
+    ptx = entry.compile_for(capability).asm["ptx"]
+    body = ptx.split(".entry", 1)[1]
+    return {"bf16": ".bf16" in body, "instructions": sorted(set(re.findall(r"\b(fma\.rn\.f32|shl\.b32)\b", body)))}
+
+
+def test_bf16_kernel_for_sm_75_computes_in_float32_with_bit_shifts():
+    """How releases from 3.3 on compile it: no bf16 instruction; bf16 widened by a shift, the math in float32."""
+    [result] = in_fresh_process(Path(__file__), "ptx_case", [(75,)])
+    assert result == {"value": {"bf16": False, "instructions": ["fma.rn.f32", "shl.b32"]}}, result
