@@ -48,6 +48,11 @@ def test_pitfall_minus_inf_minus_minus_inf_is_nan():
     assert torch.exp(minus_inf - minus_inf).isnan()
 
 
+def test_torch_softmax_of_an_all_minus_inf_row_is_nan_too():
+    """Why "the reference does it too" does not clear the kernel."""
+    assert torch.softmax(torch.full((2, 8), float("-inf"), dtype=torch.float64), dim=1).isnan().all()
+
+
 def test_pitfall_float16_without_the_max_overflows_to_nan():
     s = torch.full((2, 64), 12.0, dtype=torch.float16, device=fresh_randn(1).device)  # exp(12) = 162755 > 65504
     assert entry.softmax_no_max(s).isnan().all()
