@@ -258,7 +258,11 @@ def _registered(launch):
 
             import torch
 
-            tensors = [t for t in gc.get_objects() if isinstance(t, torch.Tensor) and t.device.type == "cpu"]
+            import warnings
+
+            with warnings.catch_warnings():  # isinstance() on some of torch's module proxies warns
+                warnings.simplefilter("ignore")
+                tensors = [t for t in gc.get_objects() if isinstance(t, torch.Tensor) and t.device.type == "cpu"]
         else:
             tensors = list(wanted)
         whole = isinstance(wanted, str)
@@ -270,7 +274,7 @@ def _registered(launch):
                 continue
             if storage.nbytes() == 0:
                 continue
-            name = (f"a live tensor of shape {tuple(tensor.shape)}" if whole
+            name = (f"alive at the launch, of shape {tuple(tensor.shape)}" if whole
                     else f"pointers_into[{position}] (shape {tuple(tensor.shape)})")
             argument = _Argument(name, tensor, 0, allow_base=whole, registered=True)
             items.append((storage.data_ptr(), storage.data_ptr() + storage.nbytes(), argument))
@@ -389,7 +393,7 @@ def _raise_out_of_bounds(builder, kind, launch, argument, bad_offsets):
             break
     raise OutOfBounds(
         f"out-of-bounds {kind} in kernel {launch.kernel_name} at {_describe_site(site)}\n"
-        f"  argument {argument.name}: element offset {first}{more}; {where}\n"
+        f"  {'tensor' if argument.registered else 'argument'} {argument.name}: element offset {first}{more}; {where}\n"
         f"  view: {view.describe()} (in elements); nearest element {list(index)} at offset {offset}\n"
         f"{_row_column_line(view, first)}"
         f"  program {_program(builder)}{hint}")
