@@ -5,7 +5,7 @@ written here. Each case is a function that launches its kernel(s) on ``DEVICE`` 
 correct case, asserts the result, saying how many output elements are wrong. Imported only in
 the child process that runs one case, after the tool under test has been set up
 (``tooling/checkers_compared.py``). The page docs/en/debugging/checked-interpreter.md shows the
-sections ``flat-copy``, ``tile-2d`` and ``column-slice-read-flat``.
+sections ``flat-copy``, ``tile-2d``, ``column-slice-read-flat``, ``two-pass-sum`` and ``two-pass``.
 """
 
 import os
@@ -182,6 +182,7 @@ def locked_column_sums(x_ptr, acc_ptr, lock_ptr, count_ptr, cols, BLOCK: tl.cons
     tl.atomic_xchg(lock_ptr, 0)
 
 
+# --8<-- [start:two-pass-sum]
 @triton.jit
 def two_pass_sum(x_ptr, partial_ptr, ticket_ptr, out_ptr, n, BLOCK: tl.constexpr, PROGRAMS: tl.constexpr,
                  SEM: tl.constexpr):
@@ -192,6 +193,24 @@ def two_pass_sum(x_ptr, partial_ptr, ticket_ptr, out_ptr, n, BLOCK: tl.constexpr
     if tl.atomic_add(ticket_ptr, 1, sem=SEM) == tl.num_programs(0) - 1:
         r = tl.arange(0, PROGRAMS)
         tl.store(out_ptr, tl.sum(tl.load(partial_ptr + r, mask=r < tl.num_programs(0), other=0.0)))
+# --8<-- [end:two-pass-sum]
+
+
+# --8<-- [start:grouped-double]
+@triton.jit
+def grouped_double(src_ptrs, dst_ptrs, sizes_ptr, BLOCK: tl.constexpr):
+    """Group g doubles tensor g: its pointers come from tensors of data_ptr() values (grouped GEMM's way)."""
+    g = tl.program_id(0)
+    n = tl.load(sizes_ptr + g)
+    src = tl.load(src_ptrs + g).to(tl.pointer_type(tl.float32))
+    dst = tl.load(dst_ptrs + g).to(tl.pointer_type(tl.float32))
+    offs = tl.arange(0, BLOCK)
+    tl.store(dst + offs, tl.load(src + offs, mask=offs < n) * 2, mask=offs < n)
+
+
+def addresses(tensors):
+    return torch.tensor([t.data_ptr() for t in tensors], dtype=torch.int64, device=DEVICE)
+# --8<-- [end:grouped-double]
 
 
 def spin_lock():
@@ -204,24 +223,25 @@ def spin_lock():
     assert torch.allclose(acc, x.sum(0), atol=1e-4), "the accumulated sums are wrong"
 
 
-def _two_pass(sem):
+# --8<-- [start:two-pass]
+def two_pass(sem):
     x = torch.randn(1000, device=DEVICE)
     partial = torch.full((8,), float("nan"), device=DEVICE)
     out = torch.full((1,), float("nan"), device=DEVICE)
     two_pass_sum[(8,)](x, partial, torch.zeros(1, dtype=torch.int32, device=DEVICE), out, 1000, BLOCK=128,
                        PROGRAMS=8, SEM=sem)
-    _sync()
     assert torch.allclose(out, x.sum().reshape(1), atol=1e-3), f"the sum is {out.item()}, not {x.sum().item()}"
+# --8<-- [end:two-pass]
 
 
 def ticket_counter():
     """The last program to take a ticket (tl.atomic_add, acq_rel) adds up the partials."""
-    _two_pass("acq_rel")
+    two_pass("acq_rel")
 
 
 def ticket_counter_relaxed():
     """The same with sem="relaxed": the last program's loads of the partials are not ordered after their stores."""
-    _two_pass("relaxed")
+    two_pass("relaxed")
 
 
 def tile_on_an_offset_view():

@@ -1,7 +1,7 @@
 """``python -m triton_checked.bench``: the checks' overhead over Triton's plain interpreter.
 
 Four kernels, and a gather from tables of 2.1 M, 67 M and 100 M elements, each launched on the interpreter with and without ``checked()`` (alternating, after
-one warm-up launch of each), ``--repeat`` times; the ratio of the medians is printed per kernel.
+one warm-up launch of each), ``--repeat`` times; the ratio of the medians of the process's CPU time is printed per kernel.
 ``--json PATH`` writes the result with what produced it (machine, versions, command, date).
 
     python -m triton_checked.bench                    # prints a table
@@ -88,11 +88,11 @@ def _cases(only=None):
         "gather": ("2,048 rows of 32 gathered by index, 2,048 programs",
                    lambda: gather_rows[(2048,)](table, idx, gathered, D=32)),
     }
-    for name, rows, what in LARGE:  # 64 rows of 64 gathered from a large table: what a launch touches is small
+    for name, table_rows, what in LARGE:  # 64 rows of 64 gathered from a large table: what a launch touches is small
         if only and name not in only:
             continue
-        big = torch.randn(rows, 64)
-        picks = torch.randint(0, rows, (64,))
+        big = torch.randn(table_rows, 64)
+        picks = torch.randint(0, table_rows, (64,))
         out64 = torch.empty(64, 64)
         cases[name] = (what, lambda big=big, picks=picks, out64=out64: gather_rows[(64,)](big, picks, out64, D=64))
     return cases
@@ -104,9 +104,10 @@ LARGE = [("gather-2M", 32_768, "64 rows of 64 gathered from a 2.1 M-element tabl
 
 
 def _time(launch) -> float:
-    began = time.perf_counter()
+    """CPU seconds of this process (not wall time: on a shared machine, other work does not count)."""
+    began = time.process_time()
     launch()
-    return time.perf_counter() - began
+    return time.process_time() - began
 
 
 def measure(repeat: int = 5, checker=None, only: list[str] | None = None) -> dict:

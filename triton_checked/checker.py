@@ -155,14 +155,37 @@ def _machinery(filename: str) -> bool:
 
 
 def _kernel_site(skip=1):
-    """(file, line, function) of the innermost frame outside Triton, numpy and this package."""
-    frame = sys._getframe(skip)
+    """(file, line, function) of the innermost frame outside Triton, numpy and this package.
+
+    Walking frames is slow (each one is made into an object), so the distance from the first frame to
+    the kernel's is remembered per first frame, and tried first: the frames between are Triton's
+    own calls, the same every time a given Triton function calls the builder."""
+    known = _machinery_codes
+    start = sys._getframe(skip + 1).f_code
+    depth = _site_depths.get((skip, start))
+    if depth is not None:
+        try:
+            frame = sys._getframe(skip + 1 + depth)
+        except ValueError:
+            frame = None
+        if frame is not None and known.get(frame.f_code) is False and known.get(frame.f_back.f_code) is True:
+            return frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name
+    frame, walked = sys._getframe(skip + 1), 0
     while frame is not None:
         code = frame.f_code
-        if not _machinery(code.co_filename):
+        machinery = known.get(code)
+        if machinery is None:
+            machinery = known[code] = _machinery(code.co_filename)
+        if not machinery:
+            if walked:
+                _site_depths[skip, start] = walked
             return code.co_filename, frame.f_lineno, code.co_name
-        frame = frame.f_back
+        frame, walked = frame.f_back, walked + 1
     return "<unknown>", 0, "<unknown>"
+
+
+_site_depths: dict = {}  # (skip, code of the first frame) -> how many frames up the kernel's frame was
+_machinery_codes: dict = {}  # code object -> whether it is machinery: one lookup per frame
 
 
 def _describe_site(site):
@@ -329,7 +352,7 @@ def _check(builder, kind, launch, argument, lanes, low, high, access_size):
             _raise_out_of_bounds(builder, kind, launch, argument, offsets[~valid])
     if _state.races:
         # storage element index = (address - base + storage offset) / element size
-        index = lanes.view(np.int64) - (argument.fake_base - argument.storage_offset_bytes)
+        index = lanes.reshape(-1).view(np.int64) - (argument.fake_base - argument.storage_offset_bytes)
         index = index >> argument.shift if argument.shift is not None else index // argument.element_size
         if kind == "atomic":
             launch.last_atomic.append((argument, index))
@@ -403,7 +426,7 @@ def _row_column_line(view, offset):
     where = _where_in(view, offset)
     if not where:
         return ""
-    return f"  offset {offset} is at{where[2:-1]} (the view has {view.shape[0]} rows, {view.shape[1]} columns)\n"
+    return f"  offset {offset} is at {where[2:-1]} (the view has {view.shape[0]} rows, {view.shape[1]} columns)\n"
 
 
 def _where_in(view, offset):

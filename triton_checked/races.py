@@ -17,7 +17,7 @@ race detectors for CPU threads do (FastTrack's epochs and vector clocks):
   r == p or p's clock holds r at t or later. Two accesses to one element by different programs,
   at least one a store, neither happening before the other, are a race; two atomics never are.
 
-Memory: per storage, pages of ``PAGE`` elements, allocated when a launch first touches one; each
+Memory: per storage, pages of ``PAGE`` (1,024) elements, allocated when a launch first touches one; each
 touched element costs ``FIELDS`` int32 (28 bytes). Clocks and reader sets are arrays with one slot
 per program, reference-counted, shared by the elements that hold the same one, and updated in
 place when nothing else holds them. ``OverBudget`` is raised when the record would pass its budget.
@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-PAGE_BITS = 12
+PAGE_BITS = 10
 PAGE = 1 << PAGE_BITS
 _MASK = PAGE - 1
 FIELDS = 7
@@ -77,7 +77,18 @@ class _Pages:
         self.used = 0
         self.owner = owner
 
-    def positions(self, index: np.ndarray) -> np.ndarray:
+    def positions(self, index: np.ndarray):
+        """Where elements ``index`` are recorded: a slice when they are consecutive within one page (the
+        common case, and a cheap one), else an array."""
+        index = index.reshape(-1)
+        first, last = int(index[0]), int(index[-1])
+        if last - first == index.size - 1 and first >> PAGE_BITS == last >> PAGE_BITS and (
+                index.size <= 2 or bool((np.diff(index) == 1).all())):
+            slot = self.slots.get(first >> PAGE_BITS)
+            if slot is None:
+                slot = self._new(first >> PAGE_BITS)
+            start = slot * PAGE + (first & _MASK)
+            return slice(start, start + index.size)
         pages = index >> PAGE_BITS
         low, high = int(pages.min()), int(pages.max())
         if low == high:
@@ -169,7 +180,7 @@ class Races:
     def acquire(self, key, index: np.ndarray):
         pages = self._pages(key)
         pos = pages.positions(index)
-        ids = pages.data[SYNC, pos]
+        ids = np.atleast_1d(pages.data[SYNC, pos])
         if not ids.any():
             return
         for ident in np.unique(ids[ids != 0]).tolist():
@@ -180,6 +191,8 @@ class Races:
         pages = self._pages(key)
         if index.size:
             pos = pages.positions(index)
+            if isinstance(pos, slice):
+                pos = np.arange(pos.start, pos.stop)
             old = pages.data[SYNC, pos]
             unique, inverse, counts = np.unique(old, return_inverse=True, return_counts=True)
             new_ids = np.empty_like(unique)
@@ -208,7 +221,8 @@ class Races:
         pos = pages.positions(index)
         data = pages.data
         me1 = self.me + 1
-        writer = data[W, pos]
+        block = data[:, pos]
+        writer = block[W]
         if writer.any():
             every = np.abs(writer)
             relevant = (writer != 0) & (every != me1)
@@ -216,15 +230,15 @@ class Races:
                 relevant &= writer > 0  # two atomics never race
             if relevant.any():
                 lanes = np.flatnonzero(relevant)
-                ok = self._ordered(every[lanes] - 1, data[WE, pos[lanes]])
+                ok = self._ordered(every[lanes] - 1, block[WE, lanes])
                 if not ok.all():
                     at = lanes[~ok][0]
-                    return Clash(at, every[at] - 1, data[WS, pos[at]] - 1,
+                    return Clash(at, every[at] - 1, block[WS, at] - 1,
                                  "stored" if writer[at] > 0 else "changed (atomically)")
-        reader = data[R, pos]
+        reader = block[R]
         if kind != "load":
             if reader.any():
-                clash = self._readers_clash(data, pos, reader)
+                clash = self._readers_clash(block, reader)
                 if clash is not None:
                     return clash
                 sets = reader[reader < 0]
@@ -232,22 +246,21 @@ class Races:
                     for ident, count in zip(*np.unique(-sets, return_counts=True)):
                         self.sets.release(int(ident), int(count))
                 data[R, pos] = 0
-            data[W, pos] = me1 if kind == "store" else -me1
-            data[WE, pos] = self.epoch
-            data[WS, pos] = site() + 1
+            data[W:WS + 1, pos] = np.array([[me1 if kind == "store" else -me1], [self.epoch], [site() + 1]],
+                                           dtype=np.int32)
             return None
-        self._read(data, pos, reader, site)
+        self._read(data, pos, block, reader, site)
         return None
 
-    def _readers_clash(self, data, pos, reader) -> Clash | None:
+    def _readers_clash(self, block, reader) -> Clash | None:
         me1 = self.me + 1
         single = (reader > 0) & (reader != me1)
         if single.any():
             lanes = np.flatnonzero(single)
-            ok = self._ordered(reader[lanes] - 1, data[RE, pos[lanes]])
+            ok = self._ordered(reader[lanes] - 1, block[RE, lanes])
             if not ok.all():
                 at = lanes[~ok][0]
-                return Clash(at, reader[at] - 1, data[RS, pos[at]] - 1, "loaded")
+                return Clash(at, reader[at] - 1, block[RS, at] - 1, "loaded")
         shared = reader < 0
         if shared.any():
             for ident in np.unique(-reader[shared]).tolist():
@@ -256,17 +269,19 @@ class Races:
                     row = self.sets.rows[ident].copy()
                     row[self.me] = 0
                     other = int(np.argmax(row > 0)) if self.vc is None else int(np.argmax(row > self.vc))
-                    return Clash(at, other, data[RS, pos[at]] - 1, "loaded")
+                    return Clash(at, other, block[RS, at] - 1, "loaded")
         return None
 
-    def _read(self, data, pos, reader, site):
+    def _read(self, data, pos, block, reader, site):
         me1, epoch = self.me + 1, self.epoch
         if not reader.any():
-            data[R, pos], data[RE, pos], data[RS, pos] = me1, epoch, site() + 1
+            data[R:RS + 1, pos] = np.array([[me1], [epoch], [site() + 1]], dtype=np.int32)
             return
         if (reader == me1).all():
             data[RE, pos] = epoch
             return
+        if isinstance(pos, slice):
+            pos = np.arange(pos.start, pos.stop)
         here = site() + 1
         fresh = reader == 0
         mine = reader == me1
