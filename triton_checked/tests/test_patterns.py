@@ -374,3 +374,24 @@ def test_a_missing_column_mask_says_check_the_mask_with_row_and_column():
     message = str(report.value)
     assert "mask" in message and "use an atomic" not in message
     assert "row 1, column 0" in message
+
+
+# -- the record's budget ---------------------------------------------------------------------------
+
+@triton.jit
+def copy_all(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+
+
+def test_past_its_budget_the_launch_is_checked_for_bounds_only_with_a_one_line_notice(capfd):
+    n = 1 << 16  # two tensors of 64 pages each: 3.5 MiB of record, over a 1 MiB budget
+    x, y = torch.randn(n), torch.full((n,), float("nan"))
+    with checked(record_mib=1):
+        copy_all[(n // 1024,)](x, y, n, BLOCK=1024)
+    assert torch.equal(y, x)
+    notice = capfd.readouterr().err.strip().splitlines()
+    assert notice == ["triton_checked: kernel copy_all: the race record would pass its 1 MiB budget "
+                      "(TRITON_CHECKED_RECORD_MIB); this launch is checked for bounds only"]
+    with checked(record_mib=1), pytest.raises(OutOfBounds, match="element offset 65536"):
+        copy_all[(n // 1024 + 1,)](x, y, n + 1024, BLOCK=1024)  # bounds are still checked
