@@ -395,3 +395,18 @@ def test_past_its_budget_the_launch_is_checked_for_bounds_only_with_a_one_line_n
                       "(TRITON_CHECKED_RECORD_MIB); this launch is checked for bounds only"]
     with checked(record_mib=1), pytest.raises(OutOfBounds, match="element offset 65536"):
         copy_all[(n // 1024 + 1,)](x, y, n + 1024, BLOCK=1024)  # bounds are still checked
+
+
+# -- allow_base for some arguments only ---------------------------------------------------------------
+
+def test_allow_base_names_the_arguments_it_applies_to():
+    buffer, out = torch.randn(64), torch.full((64,), float("nan"))
+    x = buffer[:40]  # the kernel reads 48 elements: 8 past the view, inside its allocation
+    with checked(allow_base={"x_ptr"}):
+        copy_block[(3,)](x, out, 48, SHIFT=0, BLOCK=16)
+    assert torch.equal(out[:48], buffer[:48])
+    with checked(allow_base={"y_ptr"}), pytest.raises(OutOfBounds, match="argument x_ptr: element offset 40"):
+        copy_block[(3,)](x, out, 48, SHIFT=0, BLOCK=16)
+    with pytest.raises(TypeError, match="argument names"):
+        with checked(allow_base="x_ptr"):
+            pass
