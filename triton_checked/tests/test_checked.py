@@ -539,31 +539,3 @@ def test_the_tests_run_without_the_handbook(tmp_path):
                     text = stream.read()
                 handbook = "triton" + "_faq"  # spelt apart so that this line does not find itself
                 assert f"import {handbook}" not in text and f"from {handbook}" not in text, name
-
-
-GROUPED = textwrap.dedent("""
-    import torch, triton, triton.language as tl
-
-    @triton.jit
-    def double(ptrs, n, BLOCK: tl.constexpr):
-        src = tl.load(ptrs).to(tl.pointer_type(tl.float32))
-        offs = tl.arange(0, BLOCK)
-        tl.store(src + offs, tl.load(src + offs, mask=offs < n) * 2, mask=offs < n)
-
-    x = torch.randn(10)
-    double[(1,)](torch.tensor([x.data_ptr()]), 10, BLOCK=16)
-    print("finished")
-    double[(1,)](torch.tensor([x.data_ptr()]), 12, BLOCK=16)
-""")
-
-
-def test_the_command_checks_loaded_pointers_against_live_tensors(tmp_path):
-    (tmp_path / "grouped.py").write_text(GROUPED)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TRITON_FAQ")}
-    env["PYTHONPATH"] = os.path.dirname(PACKAGE)
-    result = subprocess.run([sys.executable, "-m", "triton_checked", "--pointers-into", "live", "grouped.py"],
-                            capture_output=True, text=True, env=env, timeout=120, cwd=tmp_path)
-    assert result.returncode == 1 and "finished" in result.stdout, result.stderr
-    assert ("tensor alive at the launch, of shape (10,): element offset 10 (2 lanes out of bounds, offsets 10..11); "
-            "its base allocation has 10 elements") in result.stderr
-    assert "launched from grouped.py:13 in <module>" in result.stderr

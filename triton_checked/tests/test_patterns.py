@@ -12,6 +12,11 @@ Every correct kernel must run silent and give the right result; every buggy one 
 reported, with a message that points to the fix.
 """
 
+import os
+import subprocess
+import sys
+import textwrap
+
 import pytest
 import torch
 
@@ -410,3 +415,33 @@ def test_allow_base_names_the_arguments_it_applies_to():
     with pytest.raises(TypeError, match="argument names"):
         with checked(allow_base="x_ptr"):
             pass
+
+
+# -- the command: pointers loaded from memory, checked against every live tensor -----------------------
+
+GROUPED = textwrap.dedent("""
+    import torch, triton, triton.language as tl
+
+    @triton.jit
+    def double(ptrs, n, BLOCK: tl.constexpr):
+        src = tl.load(ptrs).to(tl.pointer_type(tl.float32))
+        offs = tl.arange(0, BLOCK)
+        tl.store(src + offs, tl.load(src + offs, mask=offs < n) * 2, mask=offs < n)
+
+    x = torch.randn(10)
+    double[(1,)](torch.tensor([x.data_ptr()]), 10, BLOCK=16)
+    print("finished")
+    double[(1,)](torch.tensor([x.data_ptr()]), 12, BLOCK=16)
+""")
+
+
+def test_the_command_checks_loaded_pointers_against_live_tensors(tmp_path):
+    (tmp_path / "grouped.py").write_text(GROUPED)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TRITON_FAQ")}
+    env["PYTHONPATH"] = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    result = subprocess.run([sys.executable, "-m", "triton_checked", "--pointers-into", "live", "grouped.py"],
+                            capture_output=True, text=True, env=env, timeout=120, cwd=tmp_path)
+    assert result.returncode == 1 and "finished" in result.stdout, result.stderr
+    assert ("tensor alive at the launch, of shape (10,): element offset 10 (2 lanes out of bounds, offsets 10..11); "
+            "its base allocation has 10 elements") in result.stderr
+    assert "launched from grouped.py:13 in <module>" in result.stderr
