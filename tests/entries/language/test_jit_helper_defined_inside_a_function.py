@@ -79,7 +79,7 @@ def test_pitfall_interpreter_does_not_see_a_closure_constexpr_either():
 
 def test_pitfall_compiled_refuses_the_closure_float():
     result = offline("factory, float scale")
-    assert result["value"].startswith("CompilationError: at 1:15:\ndef apply(x):\n    return x * scale")
+    assert result["value"].startswith("CompilationError: at ") and "def apply(x):\n    return x * scale" in result["value"]
     assert "Cannot access global variable scale from within @jit'ed function" in result["value"]
 
 
