@@ -1,14 +1,74 @@
-"""TP072's claims, one test each: snippets/compilation/api_from_a_newer_triton.py."""
+"""TP072's claims, one test each: snippets/compilation/api_from_a_newer_triton.py.
+
+The version matrix runs these on Triton 3.2-3.9: the claims about 3.2 are checked there.
+"""
+
+import os
+import tempfile
+from pathlib import Path
 
 import pytest
+import torch
+import triton
+import triton.language as tl
 
 from snippets.compilation import api_from_a_newer_triton as entry
-from triton_faq.testing import assert_matches_float64, fresh_randn, poisoned
+from triton_faq.testing import assert_matches_float64, fresh_randn, in_fresh_process_by_case
+
+OLD = not hasattr(tl, "gather")  # Triton 3.2 and older
 
 
-def test_pitfall_goes_wrong_exactly_as_the_page_says():
-    pytest.fail("TODO(new entry): assert the exact wrong value or error text")
+def inputs(block=64):
+    x = fresh_randn(block)
+    idx = torch.randperm(block, dtype=torch.int64).to(torch.int32).to(x.device)
+    return x, idx
 
 
-def test_fix_matches_float64_reference():
-    pytest.fail("TODO(new entry): compare with a float64 reference on fresh random inputs, output poisoned")
+def reproduce_gather_on_an_older_triton():
+    if not OLD:
+        return "module 'triton.language' has no attribute 'gather'"  # what Triton 3.2 raises (matrix row)
+    entry.run(entry.permute_gather, *inputs())
+
+
+def offline_case(has_gather):
+    """Compile the constexpr-if kernel for sm_90 (no GPU) with HAS_GATHER given; "compiled" or the error."""
+    from triton.runtime.jit import JITFunction
+
+    os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp()
+    signature = {"x_ptr": "*fp32", "idx_ptr": "*i32", "out_ptr": "*fp32"}
+    constexprs = {"BLOCK": 64, "HAS_GATHER": has_gather}
+    if not triton.__version__.startswith("3.2."):
+        signature.update({name: "constexpr" for name in constexprs})
+    source = triton.compiler.ASTSource(JITFunction(entry.permute_constexpr_if.fn), signature, constexprs)
+    try:
+        triton.compile(source, target=triton.backends.compiler.GPUTarget("cuda", 90, 32))
+    except Exception as error:
+        return f"{type(error).__name__}: {str(error).strip().splitlines()[-1]}"
+    return "compiled"
+
+
+def test_gather_exists_from_triton_3_3():
+    """The matrix row of this test is the answer to 'since which release': fails on 3.2, passes after."""
+    assert hasattr(tl, "gather")
+
+
+def test_pitfall_an_older_triton_has_no_gather():
+    if not OLD:
+        pytest.skip(f"Triton {triton.__version__} has tl.gather; the matrix runs this on 3.2")
+    with pytest.raises(Exception, match="module 'triton.language' has no attribute 'gather'"):
+        entry.run(entry.permute_gather, *inputs())
+
+
+def test_a_constexpr_if_does_not_hide_the_missing_name_when_compiled():
+    result = in_fresh_process_by_case(Path(__file__), "offline_case", [False], compile_ready=True)[False]
+    if OLD:
+        assert "module 'triton.language' has no attribute 'gather'" in result["value"]
+    else:
+        assert result["value"] == "compiled"
+
+
+@pytest.mark.parametrize("block", [8, 64, 256])
+def test_fix_matches_float64_on_every_release(block):
+    x, idx = inputs(block)
+    assert_matches_float64(entry.run(entry.permute, x, idx), x.double()[idx.long()])
+    assert_matches_float64(entry.run(entry.permute_load, x, idx), x.double()[idx.long()])
