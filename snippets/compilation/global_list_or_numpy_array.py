@@ -6,7 +6,6 @@ Run it: python global_list_or_numpy_array.py  (without a GPU, Triton's interpret
 # --8<-- [start:prelude]
 import os
 
-import numpy as np
 import torch
 
 if not torch.cuda.is_available():
@@ -16,6 +15,8 @@ import triton
 import triton.language as tl
 
 DEVICE = "cpu" if os.environ.get("TRITON_INTERPRET") == "1" else "cuda"
+
+import numpy as np  # noqa: E402
 # --8<-- [end:prelude]
 
 

@@ -4,11 +4,7 @@ Run it: python internal_compiler_errors.py  (without a GPU, Triton's interpreter
 """
 
 # --8<-- [start:prelude]
-import inspect
 import os
-import subprocess
-import sys
-import tempfile
 
 import torch
 
@@ -19,6 +15,11 @@ import triton
 import triton.language as tl
 
 DEVICE = "cpu" if os.environ.get("TRITON_INTERPRET") == "1" else "cuda"
+
+import inspect  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
 # --8<-- [end:prelude]
 
 

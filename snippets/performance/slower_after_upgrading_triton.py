@@ -4,12 +4,7 @@ Run it: python slower_after_upgrading_triton.py  (without a GPU, Triton's interp
 """
 
 # --8<-- [start:prelude]
-import inspect
-import json
 import os
-import subprocess
-import sys
-import tempfile
 
 import torch
 
@@ -20,6 +15,12 @@ import triton
 import triton.language as tl
 
 DEVICE = "cpu" if os.environ.get("TRITON_INTERPRET") == "1" else "cuda"
+
+import inspect  # noqa: E402
+import json  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
 # --8<-- [end:prelude]
 
 
