@@ -32,6 +32,15 @@ def double_runtime_length(x_ptr, out_ptr, n_cols):
     row = tl.program_id(0)
     cols = tl.arange(0, n_cols)  # a block as long as a run-time value
     tl.store(out_ptr + row * n_cols + cols, tl.load(x_ptr + row * n_cols + cols) * 2)
+
+
+@triton.jit
+def double_local_block(x_ptr, out_ptr, n_cols):
+    BLOCK = 128  # a plain int assigned in the kernel is not a tl.constexpr either
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    tl.store(out_ptr + row * n_cols + cols, tl.load(x_ptr + row * n_cols + cols, mask=mask) * 2, mask=mask)
 # --8<-- [end:pitfall]
 
 
@@ -40,6 +49,15 @@ def double_runtime_length(x_ptr, out_ptr, n_cols):
 def double_fixed(x_ptr, out_ptr, n_cols, BLOCK: tl.constexpr):  # the fix: the block size is a tl.constexpr
     row = tl.program_id(0)
     cols = tl.arange(0, BLOCK)  # BLOCK >= n_cols, a power of 2; the mask covers the rest
+    mask = cols < n_cols
+    tl.store(out_ptr + row * n_cols + cols, tl.load(x_ptr + row * n_cols + cols, mask=mask) * 2, mask=mask)
+
+
+@triton.jit
+def double_local_fixed(x_ptr, out_ptr, n_cols):
+    BLOCK: tl.constexpr = 128  # the fix for a block size set inside the kernel: annotate it
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
     mask = cols < n_cols
     tl.store(out_ptr + row * n_cols + cols, tl.load(x_ptr + row * n_cols + cols, mask=mask) * 2, mask=mask)
 # --8<-- [end:fix]
