@@ -53,12 +53,18 @@ TUNED = dict(BLOCK_M=64, BLOCK_N=64, BLOCK_K=32, num_warps=4, num_stages=4)  # t
 CONFIGS = [triton.Config(dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=32), num_warps=w, num_stages=s)
            for bm, bn in ((64, 64), (128, 64), (128, 128)) for w in (4, 8) for s in (3, 4)]
 
-# the fix: let each release pick its own config (the key makes it tune again per shape), not one frozen config
-matmul_autotuned = triton.autotune(configs=CONFIGS, key=["M", "N", "K"])(matmul_kernel)
+
+
+def tuned_per_release(kernel):
+    """The fix: each release (and each shape, by the key) picks its own config, instead of one frozen config."""
+    return triton.autotune(configs=CONFIGS, key=["M", "N", "K"])(kernel)
 # --8<-- [end:fix]
 
 
 # --8<-- [start:launch]
+matmul_autotuned = tuned_per_release(matmul_kernel)
+
+
 def matmul(a, b, config=None):
     """a @ b for float16 matrices; `config` None autotunes. The output starts as NaN."""
     M, K = a.shape
