@@ -55,3 +55,9 @@ def test_docstring_says_old_value_acq_rel_and_gpu():
     assert "Return the data stored at :code:`pointer` before the atomic operation." in doc
     assert 'the function defaults to using "acq_rel" semantics' in doc
     assert 'The default value is "gpu".' in doc
+
+
+@pytest.mark.gpu
+def test_gpu_masked_lanes_return_zero():
+    old, _ = entry.masked_lanes(BLOCK=8, start=5)
+    assert old[4:] == [0, 0, 0, 0]  # not the memory (5), not the added value (1) as on the interpreter
