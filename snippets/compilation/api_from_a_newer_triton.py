@@ -38,12 +38,16 @@ def permute_load(x_ptr, idx_ptr, out_ptr, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, tl.load(x_ptr + idx))
 
 
-# the fix: choose a kernel in Python, once; a tl.constexpr `if` inside one kernel does not hide the name
-permute = permute_gather if hasattr(tl, "gather") else permute_load
+def choose_permute():
+    """The fix: choose a kernel in Python, once; a tl.constexpr `if` inside one kernel does not hide the name."""
+    return permute_gather if hasattr(tl, "gather") else permute_load
 # --8<-- [end:fix]
 
 
 # --8<-- [start:launch]
+permute = choose_permute()
+
+
 def run(kernel, x, idx):
     out = torch.full_like(x, float("nan"))
     kernel[(1,)](x, idx, out, BLOCK=x.numel())

@@ -47,6 +47,16 @@ def offline_case(has_gather):
     return "compiled"
 
 
+# the first release (of 3.2-3.9) whose triton.language has the name: the page's table
+ADDED = {"gather": (3, 3), "topk": (3, 4), "make_tensor_descriptor": (3, 4), "map_elementwise": (3, 5),
+         "squeeze": (3, 7), "unsqueeze": (3, 7), "atomic_load": (3, 9)}
+
+
+def test_names_exist_from_the_release_the_table_says():
+    installed = tuple(int(part) for part in triton.__version__.split(".")[:2])
+    assert {name: hasattr(tl, name) for name in ADDED} == {name: installed >= first for name, first in ADDED.items()}
+
+
 def test_gather_exists_from_triton_3_3():
     """The matrix row of this test is the answer to 'since which release': fails on 3.2, passes after."""
     assert hasattr(tl, "gather")
