@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 import triton
+import triton.language as tl
 
 from snippets.debugging import internal_compiler_errors as entry
 from triton_faq.testing import assert_matches_float64, fresh_randn
@@ -59,6 +60,21 @@ def test_the_crash_depends_on_the_shape_not_on_the_data():
     code, last_line = entry.compile_in_new_process(entry.batched_dot_3d, shapes=(1, 16, 16, 16),
                                                    triton_path=release("3.2.0"))
     assert code == SIGABRT and last_line.endswith(ASSERTION)
+
+
+@triton.jit
+def batched_dot_3d_tf32(a_ptr, b_ptr, c_ptr, L: tl.constexpr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    """The pitfall's kernel with one argument changed: input_precision "tf32" instead of "ieee"."""
+    l = tl.arange(0, L)[:, None, None]
+    a = tl.load(a_ptr + l * M * K + tl.arange(0, M)[None, :, None] * K + tl.arange(0, K)[None, None, :])
+    b = tl.load(b_ptr + l * K * N + tl.arange(0, K)[None, :, None] * N + tl.arange(0, N)[None, None, :])
+    c = tl.dot(a, b, input_precision="tf32")
+    tl.store(c_ptr + l * M * N + tl.arange(0, M)[None, :, None] * N + tl.arange(0, N)[None, None, :], c)
+
+
+def test_shrinking_input_precision_decides_the_crash():
+    assert entry.compile_in_new_process(batched_dot_3d_tf32, triton_path=release("3.2.0")) == (
+        0, "compiled with Triton 3.2.0")
 
 
 @pytest.mark.parametrize("L", [1, 2, 4])
