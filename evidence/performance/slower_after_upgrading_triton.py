@@ -22,7 +22,7 @@ def observe_configs_on_this_release():
                      compiled.n_regs, compiled.n_spills, round(ms * 1000, 1),
                      round(2 * M * N * K / ms / 1e9, 1), meta == entry.TUNED])
     entry.matmul(a, b)  # the autotuner tunes once for this shape
-    best = entry.matmul_autotuned.best_config
+    best = entry.autotuned().best_config
     picked = f"{best.kwargs['BLOCK_M']}×{best.kwargs['BLOCK_N']}×{best.kwargs['BLOCK_K']}"
     for row in rows:
         row.append(row[0] == picked and row[1] == best.num_warps and row[2] == best.num_stages)

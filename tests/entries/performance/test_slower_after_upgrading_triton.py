@@ -86,4 +86,4 @@ def test_gpu_fix_autotuned_matches_float64():
     a, b = fresh_randn(512, 384).half(), fresh_randn(384, 640).half()
     c, _ = entry.matmul(a, b)
     assert_matches_float64(c, a.double() @ b.double(), rtol=2e-3)
-    assert entry.matmul_autotuned.best_config is not None
+    assert entry.autotuned().best_config is not None
