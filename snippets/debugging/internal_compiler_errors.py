@@ -61,7 +61,8 @@ def batched_matmul(kernel, a, b):
 def compile_in_new_process(kernel, shapes=(2, 16, 16, 16), capability=90, triton_path=None):
     """Compile `kernel` for a GPU of this capability in a new Python process (no GPU needed).
 
-    Returns (exit code, last line of stderr): a compiler that aborts takes only that process with it.
+    Returns (exit code, last line printed: of stderr if it failed, of stdout if not): a compiler that
+    aborts takes only that process with it.
     `triton_path`: a folder holding another Triton release (pip install --target FOLDER triton==3.3.1).
     """
     L, M, N, K = shapes
@@ -86,7 +87,7 @@ def compile_in_new_process(kernel, shapes=(2, 16, 16, 16), capability=90, triton
         with open(path, "w", encoding="utf-8") as stream:
             stream.write(script)
         done = subprocess.run([sys.executable, path], env=env, capture_output=True, text=True, timeout=300)
-    lines = (done.stderr or done.stdout).strip().splitlines()
+    lines = (done.stderr if done.returncode else done.stdout).strip().splitlines()  # a compile may warn on stderr
     return done.returncode, lines[-1] if lines else ""
 # --8<-- [end:reproducer]
 
