@@ -87,3 +87,17 @@ def test_fix_matches_float64(n):
 def test_constexpr_tuple_matches_float64(n):
     x = fresh_randn(n)
     assert_matches_float64(entry.run(entry.weigh_const, x), expected(x))
+
+
+@pytest.mark.interpreter
+def test_interpreter_3_2_fails_every_kernel_of_a_module_with_a_global_array():
+    """Triton 3.2's interpreter compares each global of the kernel's module with `tl` using `in`,
+    which a NumPy array of several elements refuses: even the fix, in this file, cannot run there."""
+    import triton
+
+    x = fresh_randn(16)
+    if triton.__version__.startswith("3.2."):
+        with pytest.raises(ValueError, match="The truth value of an array with more than one element is ambiguous"):
+            entry.run(entry.weigh, x, entry.W)
+    else:
+        assert_matches_float64(entry.run(entry.weigh, x, entry.W), expected(x))
