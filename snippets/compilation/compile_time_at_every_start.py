@@ -91,7 +91,10 @@ def timed_job():
 def timed_compile_for_h200():
     """Seconds to compile `scale` for an H200 (sm_90) with triton.compile, no GPU needed: first the hash of Triton's
     own files that every process computes once (cached nowhere), then the compile, which the cache can skip."""
-    from triton.runtime.cache import triton_key
+    try:
+        from triton.runtime.cache import triton_key  # Triton 3.5 and later
+    except ImportError:
+        from triton.compiler.compiler import triton_key  # Triton 3.4 and older
 
     started = time.perf_counter()
     triton_key()

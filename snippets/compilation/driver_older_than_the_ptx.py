@@ -69,9 +69,15 @@ def driver_cuda_version():
 
 def ptxas_cuda_version():
     """The CUDA release of the ptxas Triton runs (its own, or TRITON_PTXAS_PATH's), e.g. "12.8"."""
-    from triton.backends.nvidia.compiler import get_ptxas
+    from triton.backends.nvidia import compiler
 
-    return get_ptxas(90).version  # sm_100 and newer use ptxas-blackwell (TRITON_PTXAS_BLACKWELL_PATH) on 3.6+
+    if not hasattr(compiler, "get_ptxas"):  # Triton 3.2: one ptxas, (path, version)
+        return compiler._path_to_binary("ptxas")[1]
+    try:
+        ptxas = compiler.get_ptxas(90)  # the ptxas for sm_90; from 3.9 it is ptxas-blackwell (TRITON_PTXAS_BLACKWELL_PATH)
+    except TypeError:
+        ptxas = compiler.get_ptxas()  # Triton 3.4 and 3.5: one ptxas for every target
+    return ptxas[1] if isinstance(ptxas, tuple) else ptxas.version  # Triton 3.3 returns (path, version)
 
 
 def check_driver():
