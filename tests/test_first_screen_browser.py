@@ -1,0 +1,82 @@
+"""What a reader sees first, in Debian's chromium at 1280x800 on the built site, on every entry page in
+every language: the whole fix in the first screen, and no stray space inside Chinese text.
+
+One browser page visits every entry page with JavaScript off (the layout is the stylesheet's; the
+theme's scripts add the copy button and search, neither of which moves the text), so the visits
+take a few seconds in all.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from triton_faq import handbook
+from triton_faq.handbook.schema import FIRST_SCREEN
+
+BOOK = handbook.load()
+VIEWS = [view for entry in BOOK.entries for view in entry.views()]
+
+MEASURE = """() => {
+    const fix = document.querySelector("article .tp-fix");
+    if (!fix) return null;
+    const code = fix.querySelector("pre > code");
+    const box = fix.getBoundingClientRect();
+    return {top: box.top, bottom: box.bottom, overflow: code.scrollWidth - code.clientWidth,
+            lines: code.textContent.replace(/\\n$/, "").split("\\n").length};
+}"""
+
+
+@pytest.fixture(scope="module")
+def first_screens(site, browser):
+    """``{url path: measurements}`` of the fix block of every entry page, in every language."""
+    width, height = FIRST_SCREEN
+    context = browser.new_context(viewport={"width": width, "height": height}, java_script_enabled=False)
+    page = context.new_page()
+    measured = {}
+    for view in VIEWS:
+        page.goto(site + view.url_path, wait_until="load")
+        measured[view.url_path] = page.evaluate(MEASURE)
+    context.close()
+    return measured
+
+
+def test_every_entry_page_shows_its_whole_fix_in_the_first_screen(first_screens):
+    width, height = FIRST_SCREEN
+    problems = []
+    for path, found in first_screens.items():
+        if found is None:
+            problems.append(f"{path}: no fix block (.tp-fix) under the answer")
+        elif found["bottom"] > height:
+            problems.append(f"{path}: the fix ends {found['bottom']:.0f} px down, below the first {height} px")
+        elif found["overflow"] > 0:
+            problems.append(f"{path}: the fix runs {found['overflow']} px past the right edge of its block")
+    assert not problems, f"at {width}x{height}:\n" + "\n".join(problems)
+
+
+def test_the_fix_block_shows_the_fix_section_line_for_line(first_screens):
+    """The marked block is the fix itself: as many lines as the page's first top-level fence includes."""
+    from triton_faq.handbook.page import snippet_section
+
+    wrong = []
+    for view in VIEWS:
+        fence = next(f for f in handbook.parse(view.path).fences if not f.indent)
+        code = "\n\n".join(snippet_section(BOOK.root / path, section) for path, section in fence.includes)
+        found = first_screens[view.url_path]
+        if found is not None and found["lines"] != code.count("\n") + 1:
+            wrong.append(f"{view.url_path}: {found['lines']} lines shown, {code.count(chr(10)) + 1} in the fence")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_check_estimate_agrees_with_the_browser(first_screens):
+    """triton-faq check's estimate of where the fix ends stays within 60 px of the real bottom edge."""
+    from triton_faq import first_screen
+
+    off = []
+    for view in VIEWS:
+        estimate, _ = first_screen.fix_bottom(handbook.parse(view.path), BOOK.root)
+        found = first_screens[view.url_path]
+        if found is not None and estimate is not None and abs(estimate - found["bottom"]) > 60:
+            off.append(f"{view.url_path}: estimated {estimate:.0f} px, measured {found['bottom']:.0f} px")
+    assert not off, "\n".join(off)
