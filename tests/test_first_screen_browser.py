@@ -8,7 +8,9 @@ take a few seconds in all.
 
 from __future__ import annotations
 
-import re
+import os
+import shutil
+import subprocess
 
 import pytest
 
@@ -28,9 +30,22 @@ MEASURE = """() => {
 }"""
 
 
+def cjk_font() -> bool:
+    """Whether fontconfig (which chromium draws with) has a font for Chinese: without one, Chinese text
+    is drawn as narrow boxes and the Chinese pages would measure shorter than a reader sees them."""
+    if not shutil.which("fc-list"):
+        return False
+    return bool(subprocess.run(["fc-list", ":lang=zh"], capture_output=True, text=True).stdout.strip())
+
+
 @pytest.fixture(scope="module")
 def first_screens(site, browser):
     """``{url path: measurements}`` of the fix block of every entry page, in every language."""
+    if not cjk_font():
+        message = "a Chinese font is needed to measure the Chinese pages: apt-get install fonts-wqy-microhei"
+        if os.environ.get("CI"):
+            pytest.fail(message)  # CI installs it (.ci/run)
+        pytest.skip(message)
     width, height = FIRST_SCREEN
     context = browser.new_context(viewport={"width": width, "height": height}, java_script_enabled=False)
     page = context.new_page()
@@ -70,13 +85,13 @@ def test_the_fix_block_shows_the_fix_section_line_for_line(first_screens):
 
 
 def test_the_check_estimate_agrees_with_the_browser(first_screens):
-    """triton-faq check's estimate of where the fix ends stays within 60 px of the real bottom edge."""
+    """triton-faq check's estimate of where the fix ends stays within 70 px (a title line and an answer line) of the real bottom edge."""
     from triton_faq import first_screen
 
     off = []
     for view in VIEWS:
         estimate, _ = first_screen.fix_bottom(handbook.parse(view.path), BOOK.root)
         found = first_screens[view.url_path]
-        if found is not None and estimate is not None and abs(estimate - found["bottom"]) > 60:
+        if found is not None and estimate is not None and abs(estimate - found["bottom"]) > 70:
             off.append(f"{view.url_path}: estimated {estimate:.0f} px, measured {found['bottom']:.0f} px")
     assert not off, "\n".join(off)

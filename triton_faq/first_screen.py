@@ -26,13 +26,15 @@ from pathlib import Path
 from .handbook.page import snippet_section
 from .handbook.schema import FIRST_SCREEN
 
-LAYOUT = {  # pixels, chromium at 1280x800 with the site's theme and stylesheet
+LAYOUT = {  # pixels, chromium at 1280x800 with the site's theme and stylesheet (measured on the built site)
     "top": 98,  # the title's top edge (under the header bar)
-    "column": 688,  # the width of the page's text column
+    "column": 688 - 15,  # the text column, less what breaking lines between words leaves unused
     "title_line": 41.6, "title_after": 40, "title_em": 32,  # the title: line height, margin below, font size
     "prose_line": 25.6, "prose_after": 16, "prose_em": 16,  # an answer paragraph
-    "fold": 61,  # a closed fold: its title bar and the space around it
-    "code_padding": 23.5, "code_row": 19.04, "code_columns": 80,  # the fix block
+    "latin": 0.46, "wide": 1.0, "code": 0.51, "code_padding": 0.8,  # widths in em: a letter, a CJK character,
+    # a character of inline code, and the padding around it
+    "fold": 44.9,  # a closed fold: its title bar and the space under it
+    "block_padding": 21, "code_row": 19.04, "code_columns": 80,  # the fix block
     "hanging": 4,  # a wrapped part starts this many characters right of its line's indentation
 }
 CODE_SPAN = re.compile(r"`+([^`]*)`+")
@@ -47,13 +49,14 @@ def text_width(markdown: str, em: float) -> float:
     at = 0
     for span in CODE_SPAN.finditer(plain):
         width += _prose_width(EMPHASIS.sub("", plain[at:span.start()]), em)
-        width += len(span.group(1)) * 0.6 * 0.85 * em + 0.4 * em  # monospace, smaller, with padding
+        width += (len(span.group(1)) * LAYOUT["code"] + LAYOUT["code_padding"]) * em
         at = span.end()
     return width + _prose_width(EMPHASIS.sub("", plain[at:]), em)
 
 
 def _prose_width(text: str, em: float) -> float:
-    return sum(em if unicodedata.east_asian_width(c) in "WF" else 0.5 * em for c in " ".join(text.split()))
+    return sum((LAYOUT["wide"] if unicodedata.east_asian_width(c) in "WF" else LAYOUT["latin"]) * em
+               for c in " ".join(text.split()))
 
 
 def code_rows(code: str) -> int:
@@ -101,7 +104,7 @@ def fix_bottom(page, root: Path) -> tuple[float | None, str | None]:
         return None, "at most one fold between the answer and the fix (it holds the lines before the fix)"
     height += folds * LAYOUT["fold"]
     code = "\n\n".join(snippet_section(root / path, "fix") or "" for path, _ in fix.includes)
-    return height + LAYOUT["code_padding"] + code_rows(code) * LAYOUT["code_row"], None
+    return height + LAYOUT["block_padding"] + code_rows(code) * LAYOUT["code_row"], None
 
 
 def problems(page, relative: Path, root: Path) -> list[str]:

@@ -41,7 +41,6 @@ def what_older_packages_import():
 
 
 # --8<-- [start:fix]
-# the fix, in a shell: pip install "triton==<the pin>", or a torch whose pin is the Triton you need
 def triton_pin(requirements):
     """The Triton version a list of Requires-Dist lines pins (`triton==3.6.0; platform_system == "Linux"`)."""
     for requirement in requirements or []:
@@ -67,6 +66,7 @@ def pinned_triton_on_pypi(torch_version):
                           capture_output=True, text=True, timeout=120, check=True)
     [torch_wheel] = json.loads(done.stdout)["install"]
     return triton_pin(torch_wheel["metadata"].get("requires_dist"))
+# the fix, in a shell: pip install "triton==<the pin>", or a torch whose pin is the Triton you need
 # --8<-- [end:fix-more]
 
 
