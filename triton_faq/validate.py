@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from . import claimed_errors, download, first_screen, handbook, parity
+from . import claimed_errors, download, first_screen, handbook, parity, placeholders
 from .handbook import proof_for, snippet_for
 from .handbook.page import section_exists, snippet_section
 from .handbook.schema import (CLAIM, CLAIMS_SECTION, DEPENDS, ENTRY_KEYS, FIRST_USE, GLOSSARY, ID,
@@ -44,6 +44,7 @@ def entry_problems(root: Path) -> list[str]:
                         problems.append(f"{relative}:{fence.line}: {missing}")
             for number in _lines(page.path, TODO):
                 problems.append(f"{relative}:{number}: unfinished ({UNFINISHED})")
+            problems += placeholders.problems(page.path, relative)
             problems += glossary_problems(page.path, relative, language)
             problems += first_use_problems(page.path, relative, language)
             if "id" not in front:
