@@ -36,8 +36,6 @@ STRINGS: dict[str, dict[str, str]] = {
         "downloads.back": "Back to the entry",
         # hooks/nav_titles.py
         "nav.home": "Home",
-        "downloads.output": "Output",
-        "downloads.errors": "Error output",
         # hooks/error_index.py
         "error_index.group.compile": "At compile time",
         "error_index.group.launch": "At launch",
@@ -174,8 +172,6 @@ STRINGS: dict[str, dict[str, str]] = {
         "downloads.back": "返回条目页面",
         # hooks/nav_titles.py
         "nav.home": "首页",
-        "downloads.output": "输出",
-        "downloads.errors": "错误输出",
         # hooks/error_index.py
         "error_index.group.compile": "编译时",
         "error_index.group.launch": "启动（launch）时",
