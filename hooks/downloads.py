@@ -74,7 +74,7 @@ def insert(markdown: str, addition: str, where: str) -> str:
 
 def notebook_header(language: str, ipynb: str, entry_page: str) -> str:
     """The HTML above a rendered notebook: download it, back to the entry, what it is."""
-    return (f'<p><a class="md-button" href="{html.escape(ipynb)}" download="{html.escape(ipynb)}">'
+    return (f'<p><a class="md-button" href="{html.escape(ipynb)}" download="{html.escape(posixpath.basename(ipynb))}">'
             f"{html.escape(ui_text.text(language, 'downloads.download_notebook', name=posixpath.basename(ipynb)))}</a> "
             f'<a class="md-button" href="{html.escape(entry_page)}">{html.escape(ui_text.text(language, "downloads.back"))}</a></p>\n'
             f"<p>{html.escape(ui_text.text(language, 'downloads.intro'))}</p>\n")
