@@ -5,7 +5,8 @@ For the entry whose reader's file is ``snippets/<topic>/<name>.py``:
 * ``downloads/<topic>/<name>.py``: that file, byte for byte;
 * ``notebooks/<topic>/<name>.ipynb`` (``zh/notebooks/...`` in Chinese): the same code in cells, with
   the outputs of a run on Triton's interpreter (``triton_faq.download.run_alone``: outside the
-  repository, without the handbook's tooling, cached by content). Both languages get the same
+  repository, without the handbook's tooling), as ``triton-faq record`` recorded them in
+  data/recorded-runs.json (run now only for a file whose recording is stale). Both languages get the same
   notebook (its first cell speaks both);
 * ``notebooks/<topic>/<name>/``: the notebook rendered by mkdocs-jupyter (the stack's notebook
   renderer; mkdocs.yml lets it take only these notebooks), under a line in the reader's language with
@@ -31,7 +32,7 @@ from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs_jupyter.plugin import NotebookFile
 
-from triton_faq import download, handbook, ui_text
+from triton_faq import download, handbook, recorded, ui_text
 from triton_faq.handbook.schema import RUN_IT
 _generated: dict[str, tuple[File, File]] = {}  # entry page src_uri -> (script, notebook page)
 _notebooks: dict[str, tuple[str, str, str]] = {}  # notebook page src_uri -> (language, .ipynb, entry page), relative
@@ -101,7 +102,10 @@ def on_files(files: Files, config):
         pages = {language: page for language, page in pages.items() if page is not None}
         if pages:
             entries.append((entry, pages))
-    runs = download.run_alone(root, [entry.snippet for entry, _ in entries], "interpreter")
+    runs = {str(entry.snippet): recorded.reader_outputs(root, entry.snippet.as_posix()) for entry, _ in entries}
+    unrecorded = [Path(name) for name, outputs in runs.items() if outputs is None]  # run now (needs torch)
+    if unrecorded:
+        runs.update(download.run_alone(root, unrecorded, "interpreter"))
     for entry, pages in entries:
         snippet = entry.snippet.as_posix()
         source = (root / snippet).read_bytes()
