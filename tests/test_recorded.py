@@ -18,3 +18,14 @@ def test_a_changed_readers_file_makes_its_recording_stale(site_copy):
     path.write_text(path.read_text(encoding="utf-8") + "\n# a change\n", encoding="utf-8")
     assert recorded.reader_outputs(site_copy, snippet) is None
     assert any(problem.startswith(snippet) for problem in recorded.stale(site_copy))
+
+
+def test_the_docs_stack_is_pinned_as_the_full_stack():
+    """requirements-docs.txt (make serve) holds a subset of requirements.txt (make test), same versions."""
+    def pins(name):
+        return {line.strip() for line in (ROOT / name).read_text(encoding="utf-8").splitlines()
+                if line.strip() and not line.startswith("#")}
+
+    docs, full = pins("requirements-docs.txt"), pins("requirements.txt")
+    assert docs and docs <= full, sorted(docs - full)
+    assert not any(line.split("==")[0].lower() in ("torch", "triton", "numpy") for line in docs)
