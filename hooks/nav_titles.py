@@ -4,7 +4,8 @@ The theme names a section after its folder (``garbage-values`` becomes "Garbage 
 home page's list of entries (hooks/entry_list.py) names it by its index page's title
 ("Garbage values and NaN"): a reader saw two names for one thing. Each section whose index page is
 a page of the handbook now takes that page's title, in the page's language; and the home page's
-entry in the sidebar is called "Home" (it repeated the site's name, shown just above it).
+entry in the sidebar, and its window title, say "Home" (they repeated the site's name, shown just above
+it and after it).
 """
 
 from __future__ import annotations
@@ -26,18 +27,22 @@ def _retitle(items, book: handbook.Handbook) -> None:
                     language, name = book.site.name_of(index.file.src_uri)
                 except handbook.SiteError:
                     continue
-                if book.page(name, language) is not None:
+                if name == "index":  # the whole site's section: its link is the home page
+                    item.title = ui_text.text(language, "nav.home")
+                elif book.page(name, language) is not None:
                     item.title = book.title(name, language)
             _retitle(item.children, book)
-        elif isinstance(item, Page):
-            try:
-                language, name = book.site.name_of(item.file.src_uri)
-            except handbook.SiteError:
-                continue
-            if name == "index":
-                item.title = ui_text.text(language, "nav.home")
 
 
 def on_nav(nav, config, files):
     _retitle(nav.items, handbook.load(Path(config["config_file_path"]).parent))
     return nav
+
+
+def on_page_markdown(markdown, page, config, files):
+    """The home page is "Home" in the sidebar and the window's title ("Home - <site name>", where it
+    read "<site name> - <site name>"); its own heading still names the site."""
+    where = handbook.built(page, config)
+    if where.name == "index":
+        page.meta["title"] = ui_text.text(where.language, "nav.home")
+    return markdown
