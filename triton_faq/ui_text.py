@@ -34,8 +34,8 @@ STRINGS: dict[str, dict[str, str]] = {
                            "interpreter.",
         "downloads.download_notebook": "Download {name}",
         "downloads.back": "Back to the entry",
-        "downloads.output": "Output",
-        "downloads.errors": "Error output",
+        # hooks/nav_titles.py
+        "nav.home": "Home",
         # hooks/error_index.py
         "error_index.group.compile": "At compile time",
         "error_index.group.launch": "At launch",
@@ -84,7 +84,8 @@ STRINGS: dict[str, dict[str, str]] = {
                                 "Triton release from {first} to {last} ({versions}) on {day} ({backend}; Python "
                                 "{python}, torch {torch}). `{command}` runs it again.",
         "version_matrix.changed": "Claims that differ between versions:",
-        "version_matrix.same": "All {n} of them give the same result on every version.",
+        "version_matrix.same": "Each of the {n} claims gives the same result on every release.",
+        "version_matrix.backend_interpreter": "Triton's interpreter, TRITON_INTERPRET=1, on CPU tensors",
         "version_matrix.all": "Every claim, one test each",
         "version_matrix.claim": "Claim (test)",
         "version_matrix.result": "Result",
@@ -193,8 +194,8 @@ STRINGS: dict[str, dict[str, str]] = {
                            "Triton 的 CPU 解释器。显示的输出来自在解释器上的一次实际运行。",
         "downloads.download_notebook": "下载 {name}",
         "downloads.back": "返回条目页面",
-        "downloads.output": "输出",
-        "downloads.errors": "错误输出",
+        # hooks/nav_titles.py
+        "nav.home": "首页",
         # hooks/error_index.py
         "error_index.group.compile": "编译时",
         "error_index.group.launch": "启动（launch）时",
@@ -238,6 +239,7 @@ STRINGS: dict[str, dict[str, str]] = {
                                 "跑过，日期 {day}（{backend}；Python {python}，torch {torch}）。重新运行：`{command}`。",
         "version_matrix.changed": "在不同版本上结果不同的说法：",
         "version_matrix.same": "这 {n} 条说法在每个版本上结果都相同。",
+        "version_matrix.backend_interpreter": "Triton 解释器，TRITON_INTERPRET=1，CPU 张量",
         "version_matrix.all": "全部说法（每条一个测试）",
         "version_matrix.claim": "说法（测试）",
         "version_matrix.result": "结果",
