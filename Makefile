@@ -8,7 +8,7 @@ export NO_MKDOCS_2_WARNING := 1
 # compiles the handbook's modules again)
 export PYTHONDONTWRITEBYTECODE :=
 
-.PHONY: setup test serve build bench matrix test-gpu clean
+.PHONY: setup test serve build bench matrix catalogue test-gpu clean
 
 setup: $(STAMP)
 
@@ -33,6 +33,9 @@ bench: setup  ## on a CUDA machine: regenerate data/ from the snippets (ONLY=TP0
 
 matrix: setup  ## every Triton release from 3.2: where each claim holds (data/version-matrix.json; ONLY=TP001)
 	$(BIN)/triton-faq matrix $(if $(ONLY),--only $(ONLY))
+
+catalogue: setup  ## Triton's messages, from the wheels of every release from 3.2 (data/messages/catalogue.json.gz)
+	$(BIN)/triton-faq catalogue
 
 test-gpu: setup  ## on a CUDA machine: every test, recorded in data/test-runs.json for the site
 	$(BIN)/python -m pytest --record-gpu-run

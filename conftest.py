@@ -103,6 +103,7 @@ def pytest_report_header(config):
 def pytest_configure(config):
     config.addinivalue_line("markers", "gpu: a claim only a CUDA GPU can show; skipped on the interpreter")
     config.addinivalue_line("markers", "interpreter: a claim about Triton's CPU interpreter; skipped on CUDA")
+    config.addinivalue_line("markers", "slow: tens of seconds; run where CI is set (or TRITON_FAQ_SLOW=1)")
     if hasattr(config, "workerinput"):  # a pytest-xdist worker: the site build started beside it goes first,
         os.nice(WORKER_NICENESS)  # since the browser tests wait for it (the build keeps the default priority)
 
@@ -115,3 +116,5 @@ def pytest_runtest_setup(item):
     reason = backend.skip_reason(marker.name for marker in item.iter_markers())
     if reason:
         pytest.skip(reason)
+    if item.get_closest_marker("slow") and not (os.environ.get("CI") or os.environ.get("TRITON_FAQ_SLOW")):
+        pytest.skip("slow: runs where CI is set, or with TRITON_FAQ_SLOW=1")

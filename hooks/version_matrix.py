@@ -17,18 +17,24 @@ from triton_faq import handbook, ui_text
 from triton_faq.matrix import COMMAND, read, verdict
 from triton_faq.handbook.page import indented_like
 from triton_faq.handbook.schema import RUN_IT, marker
+from triton_faq.version_scopes import notes as version_notes
 
 CHECKER = marker("version-matrix")
 
 
-def table(rows, language):
-    claim, result = (ui_text.text(language, f"version_matrix.{key}") for key in ("claim", "result"))
-    lines = [f"| {claim} | {result} |", "| --- | --- |"]
-    lines += [f"| `{name}` | {sentence} |" for name, sentence in rows]
+def table(rows, language, notes=None):
+    """The claims' rows; with ``notes`` ({test: the page's one-line explanation}), a column for them."""
+    claim, result, why = (ui_text.text(language, f"version_matrix.{key}") for key in ("claim", "result", "why"))
+    if not notes:
+        lines = [f"| {claim} | {result} |", "| --- | --- |"]
+        lines += [f"| `{name}` | {sentence} |" for name, sentence in rows]
+        return "\n".join(lines)
+    lines = [f"| {claim} | {result} | {why} |", "| --- | --- | --- |"]
+    lines += [f"| `{name}` | {sentence} | {notes.get(name, '').replace('|', chr(92) + '|')} |" for name, sentence in rows]
     return "\n".join(lines)
 
 
-def render(data: dict | None, entry_id: str, language: str) -> str:
+def render(data: dict | None, entry_id: str, language: str, notes: dict | None = None) -> str:
     def text(key, **values):
         return ui_text.text(language, f"version_matrix.{key}", **values)
 
@@ -42,10 +48,10 @@ def render(data: dict | None, entry_id: str, language: str) -> str:
                     backend=prov["backend"], python=prov["python"], torch=prov["torch"]))
     out.append("")
     rows = [(name, *verdict(outcomes, versions, language)) for name, outcomes in row["tests"].items()]
-    changed = [(name, sentence) for name, sentence, differs in rows if differs]
+    changed = [(name, sentence) for name, sentence, differs in rows if differs or name in (notes or {})]
     ran = [r for r in rows if r[1] != verdict({}, versions, language)[0]]
     if changed:
-        out += [text("changed"), "", table(changed, language), ""]
+        out += [text("changed"), "", table(changed, language, notes), ""]
     else:
         out += [text("same", n=len(ran)), ""]
     for version_error in sorted(set(row.get("import_errors", {}).values())):
@@ -86,6 +92,6 @@ def on_page_markdown(markdown, page, config, files):
     if not entry_id or not RUN_IT.search(markdown):
         return markdown
     data = read(Path(config["config_file_path"]).parent)
-    section = render(data, entry_id, handbook.built(page, config).language)
+    section = render(data, entry_id, handbook.built(page, config).language, version_notes(markdown))
     match = RUN_IT.search(markdown)
     return markdown[:match.start()] + section + markdown[match.start():]

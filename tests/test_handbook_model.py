@@ -151,3 +151,14 @@ def test_a_topic_without_a_translated_section_name_is_reported(site_copy):
     problems = [p for p in __import__("triton_faq.validate", fromlist=["x"]).topic_problems(site_copy)]
     assert problems == [f"mkdocs.yml: the i18n language {language!r} has no nav_translations for 'New topic' "
                         f"(the topic folder new-topic/): add 'New topic: <its name>'" for language in SITE.translations]
+
+
+def test_what_an_installed_copy_reads_is_what_mkdocs_yml_says():
+    """triton_faq/handbook/published.json (for an installed copy without mkdocs.yml) equals mkdocs.yml;
+    regenerate: python -c 'from triton_faq.handbook import site; ...' as its docstring says."""
+    import json
+
+    from triton_faq.handbook.site import PUBLISHED, published
+
+    assert json.loads(PUBLISHED.read_text(encoding="utf-8")) == published(SITE), (
+        "mkdocs.yml changed: write published(load_site(ROOT)) to triton_faq/handbook/published.json")

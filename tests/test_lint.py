@@ -1,6 +1,7 @@
 """triton-faq lint: every rule is an entry's; its pitfall section triggers it, its fix section does not."""
 
 import json
+import re
 import time
 
 import pytest
@@ -148,3 +149,116 @@ def test_lint_needs_neither_torch_nor_triton():
                "sys.exit(main(['lint', 'snippets/garbage_values/masked_load_without_other.py']))\n")
     result = subprocess.run([sys.executable, "-c", program], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert result.returncode == 1 and ": TP001 " in result.stdout, result.stdout + result.stderr
+
+
+VERSIONED = '''
+import triton
+import triton.language as tl
+
+@triton.jit
+def k(x_ptr, M, N, s, BM: tl.constexpr, BN: tl.constexpr):
+    a = tl.make_block_ptr(x_ptr, shape=(M, N), strides=(s, 1), offsets=(0, 0), block_shape=(BM, BN), order=(1, 0))
+    b = tl.make_block_ptr(x_ptr, shape=(M, N), strides=(s, 1), offsets=(0, 0), block_shape=(BM, BN), order=(1, 0))
+    tl.store(b, tl.load(a))
+'''
+
+
+def test_the_target_release_gates_the_version_rules_and_tp032_reports_once_per_file():
+    newest = lint.lint_source(VERSIONED, "k.py")
+    assert [(f.rule, f.line) for f in newest] == [("TP032", 7)] and "(1 more in this file)" in newest[0].message
+    assert lint.lint_source(VERSIONED, "k.py", triton_version=(3, 6)) == []
+    assert [f.rule for f in lint.lint_source(VERSIONED, "k.py", triton_version=(3, 7))] == ["TP032"]
+
+
+def test_the_target_release_comes_from_the_flag_the_environment_or_pyproject(tmp_path, monkeypatch, capsys):
+    (tmp_path / "k.py").write_text(VERSIONED)
+    monkeypatch.delenv(lint.VERSION_VARIABLE, raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert main(["lint", "k.py"]) == 1
+    assert main(["lint", "--triton-version", "3.6", "k.py"]) == 0
+    (tmp_path / "pyproject.toml").write_text('[tool.triton-faq]\ntriton-version = "3.6.0"\n')
+    assert main(["lint", "k.py"]) == 0
+    monkeypatch.setenv(lint.VERSION_VARIABLE, "3.8")
+    assert main(["lint", "k.py"]) == 1
+    capsys.readouterr()
+    assert main(["lint", "--triton-version", "three", "k.py"]) == 2
+    assert "not a Triton release: 'three'" in capsys.readouterr().err
+
+
+def test_exit_zero_and_the_sarif_driver_version(tmp_path, capsys):
+    (tmp_path / "bad.py").write_text(KERNEL.format(noqa=""))
+    assert main(["lint", "--exit-zero", str(tmp_path)]) == 0
+    assert "TP001" in capsys.readouterr().out
+    assert main(["lint", "--format", "sarif", str(tmp_path)]) == 1
+    driver = json.loads(capsys.readouterr().out)["runs"][0]["tool"]["driver"]
+    assert driver["name"] == "triton-faq lint" and re.fullmatch(r"\d+\.\d+\.\d+.*", driver["version"])
+
+
+def test_the_pre_commit_snippet_pins_a_rev():
+    for language in ("en", "zh"):
+        page = (ROOT / "docs" / language / "lint.md").read_text(encoding="utf-8")
+        assert re.search(r"rev: v\d+\.\d+\.\d+", page) and "rev: main" not in page
+
+
+@pytest.mark.slow
+def test_the_judgements_cover_every_finding_of_the_corpora():
+    """Each finding of the default rules on the extracted corpora is judged (tooling/lint_corpus.py extract
+    puts them in .cache/lint-corpus; without them there is nothing to compare)."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tooling"))
+    import lint_corpus
+    from triton_faq.lint import measured
+
+    if not all((lint_corpus.CACHE / corpus).is_dir() for corpus in ("test", "dev")):
+        pytest.skip("the corpora are not extracted: python tooling/lint_corpus.py extract")
+    for corpus in ("test", "dev"):
+        judged = {(r["file"], int(r["line"]), int(r["col"]), r["rule"]) for r in measured.judgements(corpus, "after")}
+        found = {row[:4] for row in lint_corpus.findings(corpus)}
+        assert found == judged, (sorted(found - judged)[:5], sorted(judged - found)[:5])
+
+
+def test_default_rules_meet_the_bar_on_the_test_corpus_and_mostly_harmless_ones_report_once_per_file():
+    """From the judgement files: at least 90% of each default rule's findings on the test corpus are true or
+    true but harmless; a rule whose findings are mostly harmless has at most one finding per file."""
+    from collections import Counter
+
+    from triton_faq.lint import measured
+
+    rows = measured.judgements("test", "after")
+    for rule, counts in measured.per_rule("test", "after").items():
+        assert lint.RULES[rule].default, f"{rule} is judged but not on by default"
+        assert measured.precision(counts) >= 0.9, (rule, counts)
+        if counts["harmless"] > counts["true"] + counts["false"]:
+            per_file = Counter(r["file"] for r in rows if r["rule"] == rule)
+            assert max(per_file.values()) == 1, (rule, per_file.most_common(1))
+    assert sum(sum(c.values()) for c in measured.per_rule("test", "before").values()) >= 100
+
+
+def test_the_page_table_is_rendered_from_the_judgement_files():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("lint_rules_hook", ROOT / "hooks" / "lint_rules.py")
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    from triton_faq.lint import measured
+
+    table = hook.render_precision("en")
+    counts = measured.per_rule("test", "before")["TP031"]
+    assert f"{counts['true'] + counts['harmless']} of {sum(counts.values())}" in table
+    assert "<!-- lint-precision -->" in (ROOT / "docs" / "en" / "lint.md").read_text(encoding="utf-8")
+    assert "<!-- lint-precision -->" in (ROOT / "docs" / "zh" / "lint.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("source, rule, releases", [
+    # an annotated global: accepted by 3.2, refused from 3.3 on
+    ("X: tl.constexpr = 4\n@triton.jit\ndef k(p):\n    tl.store(p, X)\n", "TP033", {(3, 2): 0, (3, 3): 1, None: 1}),
+    # a comprehension's `if` is dropped up to 3.8 and honoured from 3.9
+    ("@triton.jit\ndef k(p):\n    t = [v for v in (1, 2, 3) if v > 1]\n    tl.store(p, t[0])\n", "TP047",
+     {(3, 8): 1, (3, 9): 0, None: 1}),
+])
+def test_parts_of_a_rule_follow_the_release_that_has_them(source, rule, releases):
+    for release, count in releases.items():
+        found = lint.lint_source("import triton\nimport triton.language as tl\n" + source, "k.py", [rule],
+                                 triton_version=release)
+        assert len(found) == count, (release, [f.text() for f in found])

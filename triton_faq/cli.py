@@ -65,14 +65,15 @@ def run_bench(args) -> int:
 
 def explain_arguments(parser) -> None:
     parser.add_argument("text", nargs="*", help="the message or ID; without it, read standard input")
-    parser.add_argument("--lang", choices=_languages(), help="language of the answer (default: from the locale)")
+    parser.add_argument("--lang", choices=_languages(),
+                        help="language of the answer (default: the text's own language if the site has it, else the locale's)")
     parser.add_argument("--json", action="store_true", help="the candidates as JSON, for editors and scripts")
 
 
 def run_explain(args) -> int:
     import json
 
-    from .explain import ExplainError, as_data, candidates, decode, default_language, explain
+    from .explain import ExplainError, answer_language, as_data, candidates, decode, explain
 
     if args.text:
         data = " ".join(args.text).encode("utf-8", "surrogateescape")
@@ -81,9 +82,9 @@ def run_explain(args) -> int:
     else:
         data = sys.stdin.buffer.read(MAX_READ)
     root = _explain_root()
-    language = args.lang or default_language(root=root)
     try:
         text = decode(data)
+        language = args.lang or answer_language(text, root=root)  # a Chinese text is answered in Chinese
         if args.json:
             print(json.dumps([as_data(m, root, language) for m in candidates(text, root)], ensure_ascii=False, indent=1))
         else:
@@ -175,6 +176,12 @@ def run_checked(args) -> int:
                 prog="triton-faq checked")
 
 
+def run_catalogue(options: list[str]) -> int:
+    from .catalogue_build import main
+
+    return main(options, _root("catalogue", announce=True))
+
+
 def doctor_arguments(parser) -> None:
     from .doctor import add_arguments
 
@@ -203,8 +210,9 @@ def run_lint(args) -> int:
 class Command:
     name: str
     help: str
-    run: Callable[[argparse.Namespace], int]
+    run: Callable  # of the parsed arguments; of the list of options when the command parses its own
     arguments: Callable[[argparse.ArgumentParser], None] | None = None
+    own_options: bool = False  # the command reads its options itself (its --help too)
 
 
 COMMANDS = (
@@ -216,6 +224,9 @@ COMMANDS = (
     Command("parity", "compare every translated page with its page in the default language", run_parity),
     Command("matrix", "run the interpreter tests against every Triton release from 3.2 and record where each "
                       "claim holds (data/version-matrix.json)", run_matrix, matrix_arguments),
+    Command("catalogue", "rebuild the catalogue of Triton's messages from its released wheels "
+                         "(data/messages/catalogue.json.gz); `triton-faq catalogue --help` for its options",
+            run_catalogue, own_options=True),
     Command("checked", "run a Python script with every kernel bounds- and race-checked under the interpreter",
             run_checked, checked_arguments),
     Command("doctor", "check the installed torch, Triton, NumPy, GPU, driver, ptxas and cache directory, and name "
@@ -226,10 +237,14 @@ COMMANDS = (
 
 
 def main(argv: list[str] | None = None) -> int:
+    given = sys.argv[1:] if argv is None else list(argv)
+    for command in COMMANDS:
+        if command.own_options and given[:1] == [command.name]:
+            return command.run(given[1:])
     parser = argparse.ArgumentParser(prog="triton-faq", description="Tools of the Triton pitfalls handbook.")
     subparsers = parser.add_subparsers(dest="command", required=True)
     for command in COMMANDS:
-        sub = subparsers.add_parser(command.name, help=command.help)
+        sub = subparsers.add_parser(command.name, help=command.help, add_help=not command.own_options)
         if command.arguments is not None:
             command.arguments(sub)
         sub.set_defaults(run=command.run)

@@ -1,36 +1,37 @@
 """``triton-faq explain``: from a pasted error message, a traceback, a described symptom or an ID to
 the entry, offline.
 
-Fingerprints of the entries' claimed errors are tried first. Failing those, the text (the most
-error-like lines of a traceback, or the whole of a short description) is compared with every
-entry's messages, titles, descriptions, symptoms and keywords in both languages: English words
-and Chinese character pairs, each weighed by how few entries use it. Up to three candidates are
-shown, each with the entry's full URL on the site (mkdocs.yml's ``site_url``); ``--json`` gives
-the same as data. Entries are read through :mod:`triton_faq.handbook`, one parse per page.
+In order: an ID; Triton's message catalogue (``triton_faq.messages``, when installed); the error
+messages the entries claim (their fingerprints); then the ranking of ``retrieval`` (BM25F over every
+entry's fields in both languages). One entry is printed alone only when one entry's fingerprint
+matches, the message is not one several causes print (``generic_messages.yaml``), and the rest of
+the text does not point at another entry. A generic message shows its best entry, then every entry
+that explains it with the line that tells them apart. Anything else gives up to three candidates,
+or "no entry" with the nearest. Each candidate comes with its URL on the site
+(mkdocs.yml's ``site_url``); ``--json`` gives the same as data. Entries are read through
+:mod:`triton_faq.handbook`, one parse per page.
 """
 
 from __future__ import annotations
 
-import difflib
-import math
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
-from . import handbook, ui_text
+import yaml
+
+from . import handbook, retrieval, ui_text
 from .handbook import Entry
 
 MAX_BYTES = 1 << 20
 ID = re.compile(r"^\s*(tp\d{3})\s*$", re.IGNORECASE)
-ERROR_LINE = re.compile(r"error|exception|warning|failed|fault|assert|illegal|invalid|cannot|no attribute", re.I)
-WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_.']*|\d+|[\u4e00-\u9fff]+")
-FUZZY_THRESHOLD = 0.35
-HAN = re.compile(r"[\u4e00-\u9fff]+")
-STOP = frozenset("""a an the is are was were be been of to in on at for with by and or not no my our your it its
-this that these those when why how what which does do did can cannot can't i we you he she they me from as
-but if then than so too very just only also get gets got after before out up into over under about""".split())
-HAN_STOP = frozenset("的了吗呢吧啊是在有和就都要会不没也还很把被让给对从到说这那个么为什怎样哪些里")
+GENERIC = Path(__file__).resolve().parent / "generic_messages.yaml"
+MIN_SCORE = 2.0  # below this BM25F score no entry is offered, only named as the nearest (development set)
+NEAR = 0.3  # candidates after the first: at least this share of the first one's score
+ELSEWHERE = 2.0  # the rest of a text "points elsewhere" when another entry scores twice as much there
+REST_MIN = 8.0  # ... and at least this much (about the median score of a right answer on the development set)
 
 
 class ExplainError(ValueError):
@@ -43,6 +44,16 @@ class Match:
     score: float
     message: str | None = None
     where: str | None = None
+
+
+@dataclass
+class Answer:
+    """What explain found: ``single`` (one entry), ``causes`` (a generic message: the entries that
+    explain it, best first, with ``group``), ``several`` (several fingerprints), ``unsure``."""
+    kind: str
+    matches: list[Match]
+    group: dict | None = field(default=None)
+    known: dict | None = field(default=None)  # a message Triton prints that no entry explains (``messages.describe``)
 
 
 def decode(data: bytes) -> str:
@@ -70,66 +81,104 @@ def default_language(environ=os.environ, root: Path = handbook.ROOT) -> str:
     return site.default
 
 
-def words(text: str) -> set[str]:
-    return {w.lower().strip(".'") for w in WORD.findall(text)} - {""}
+def answer_language(text: str, environ=os.environ, root: Path = handbook.ROOT) -> str:
+    """The language to answer in: the text's own, if the site has it and it is not the default, else the locale's."""
+    written = retrieval.language_of(text)
+    site = handbook.load_site(root)
+    return written if written in site.translations else default_language(environ, root)
 
 
-def terms(text: str) -> set[str]:
-    """What a text is matched on: English words (no stop words) and Chinese character pairs."""
-    found = {w for w in words(HAN.sub(" ", text)) if w not in STOP and len(w) > 1}
-    for run in HAN.findall(text):
-        run = "".join(c for c in run if c not in HAN_STOP) if len(run) > 2 else run
-        found |= {run[i:i + 2] for i in range(len(run) - 1)} or ({run} if run else set())
-    return found
+@lru_cache(maxsize=1)
+def generic_messages() -> tuple[dict, ...]:
+    """The messages several causes print (generic_messages.yaml), their patterns compiled."""
+    groups = yaml.safe_load(GENERIC.read_text(encoding="utf-8"))
+    return tuple(dict(group, compiled=re.compile(group["pattern"])) for group in groups)
 
 
-def _profile(entry: Entry) -> list[str]:
-    """Every text an entry is known by, in every language."""
-    texts = [error.message for error in entry.errors]
-    for view in entry.views():
-        texts += [view.title, view.description, *view.symptoms, *view.keywords]
-    return texts
+def _literal(pattern: str) -> int:
+    """How many characters of a fingerprint are literal: the more, the more specific it is."""
+    return len(re.sub(r"\\[wdsWDS][*+?]?|\.[*+?]?\??|\[[^\]]*\][*+?]?|\{[\d,]+\}|[()|?*+^$]|\\", "", pattern))
 
 
-def error_lines(text: str) -> list[str]:
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    chosen = [line for line in lines if ERROR_LINE.search(line)] or lines[-3:]
-    return chosen[-20:]
+def known_unanswered(text: str, root: Path) -> dict | None:
+    """The first message in the text that Triton prints (its message catalogue, ``triton_faq.messages``,
+    built from Triton's wheels) and no entry explains: ``messages.describe`` of it (what raises it, where,
+    in which releases, how to report it). The catalogue's mapping to entries decides nothing here: the
+    entries' own fingerprints and the ranking do."""
+    from . import messages
+
+    try:
+        found = messages.match(text, root)
+    except (OSError, ValueError):  # no catalogue in this copy
+        return None
+    for hit in found:
+        if not hit.generic and not any(template.entries for template in hit.templates):
+            return messages.describe(hit)
+    return None
 
 
-def rank(text: str, root: Path) -> list[Match]:
-    """Candidate entries for the text, best first."""
+def answer(text: str, root: Path = handbook.ROOT) -> Answer:
+    """The entries for a text and how sure explain is of them; raises ExplainError when nothing fits."""
     book = handbook.load(root)
+    asked = ID.match(text)
+    if asked:
+        entry = book.find(asked.group(1))
+        if entry is None:
+            raise ExplainError(f"no entry {asked.group(1).upper()}; IDs run from TP001 to {book.entries[-1].id}")
+        return Answer("single", [Match(entry, 1.0)])
+    by_id = {entry.id: entry for entry in book.entries}
     claimed = book.claimed_errors
-    by_fingerprint: dict[str, Match] = {}
+    built = retrieval.index(root)
+    hits: dict[str, tuple[tuple[int, int], Match]] = {}
+    rest = text
     for error in claimed:
         found = error.fingerprint.search(text)
         if found:
-            score = 100 + len(found.group(0))
-            best = by_fingerprint.get(error.entry.id)
-            if best is None or score > best.score:
-                by_fingerprint[error.entry.id] = Match(error.entry, score, error.message, error.where)
-    if by_fingerprint:
-        return sorted(by_fingerprint.values(), key=lambda m: -m.score)
-    lines = error_lines(text) if len(text.splitlines()) > 3 else [line.strip() for line in text.splitlines() if line.strip()]
-    query = terms(" ".join(lines))
-    entries = book.entries
-    profiles = {entry.id: _profile(entry) for entry in entries}
-    bags = {entry_id: set().union(*(terms(t) for t in texts)) for entry_id, texts in profiles.items()}
-    weight = {term: math.log(1 + len(bags) / (1 + sum(term in bag for bag in bags.values()))) for term in query}
-    total = sum(weight.values()) or 1.0
-    matches = []
-    for entry in entries:
-        shared = query & bags[entry.id]
-        overlap = sum(weight[t] for t in shared) / total
-        similarity = max((difflib.SequenceMatcher(None, line.lower(), target.lower()).ratio()
-                          for line in lines for target in profiles[entry.id]), default=0.0)
-        # a text worded like one of the entry's lines counts, but not over the words it shares with
-        # the entry: "works in the interpreter but ... on the GPU" is said of many entries
-        best = overlap if overlap >= similarity else (2 * overlap + similarity) / 3
-        if best >= FUZZY_THRESHOLD and shared:
-            matches.append(Match(entry, best))
-    return sorted(matches, key=lambda m: -m.score)[:3]
+            key = (len(found.group(0)), _literal(error.fingerprint.pattern))
+            if error.entry.id not in hits or key > hits[error.entry.id][0]:
+                hits[error.entry.id] = (key, Match(error.entry, 100.0 + key[0], error.message, error.where))
+            rest = rest.replace(found.group(0), " ")
+    ranked = retrieval.rank(text, root, built)
+    score = dict(ranked)
+    group = next((g for g in generic_messages() if g["compiled"].search(text)), None)
+    if hits:
+        ordered = [match for _, match in sorted(hits.values(), key=lambda pair: (pair[0], score.get(pair[1].entry.id, 0)),
+                                                reverse=True)]
+        if group:
+            members = [by_id[i] for i in group["entries"] if i in by_id]
+            extra = sorted((e for e in members if e.id not in hits), key=lambda e: -score.get(e.id, 0))
+            kind = "several" if len(ordered) > 1 else "causes"  # several fingerprints: each is shown
+            return Answer(kind, ordered + [Match(e, score.get(e.id, 0)) for e in extra], group)
+        if len(ordered) > 1:
+            return Answer("several", ordered)
+        first = ordered[0]
+        elsewhere = retrieval.rank(rest, root, built)
+        if elsewhere and elsewhere[0][0] != first.entry.id and elsewhere[0][1] >= REST_MIN:
+            own = dict(elsewhere).get(first.entry.id, 0.0)
+            if elsewhere[0][1] >= ELSEWHERE * max(own, 1.0):
+                return Answer("several", [first, Match(by_id[elsewhere[0][0]], elsewhere[0][1])])
+        return Answer("single", [first])
+    known = known_unanswered(text, root)  # Triton's own message that no entry answers: said first
+    if known is not None and (not ranked or ranked[0][1] < MIN_SCORE):
+        return Answer("unsure", [], known=known)
+    if not ranked:
+        raise ExplainError("no entry matches this text; try the site's search, or open an issue with the message")
+    best_id, best = ranked[0]
+    if best < MIN_SCORE:
+        raise ExplainError(f"no entry matches this text (the nearest, {best_id}, shares only a few words with it); "
+                           "try the site's search, or open an issue with the message")
+    chosen = [Match(by_id[i], s) for i, s in ranked[:3] if s >= NEAR * best and i in by_id]
+    if group:
+        members = [i for i in group["entries"] if i in by_id]
+        chosen = sorted(chosen + [Match(by_id[i], score.get(i, 0.0)) for i in members
+                                  if i not in {m.entry.id for m in chosen}], key=lambda m: -m.score)[:3]
+        return Answer("unsure", chosen, group, known)
+    return Answer("unsure", chosen, known=known)
+
+
+def candidates(text: str, root: Path = handbook.ROOT) -> list[Match]:
+    """The entries for a text, best first; raises ExplainError when nothing fits."""
+    return answer(text, root).matches
 
 
 def render(match: Match, root: Path, language: str) -> str:
@@ -166,30 +215,47 @@ def as_data(match: Match, root: Path, language: str) -> dict:
     }
 
 
-def candidates(text: str, root: Path = handbook.ROOT) -> list[Match]:
-    """The entries for a text, best first; raises ExplainError when nothing fits."""
-    asked = ID.match(text)
-    if asked:
-        book = handbook.load(root)
-        entry = book.find(asked.group(1))
-        if entry is None:
-            raise ExplainError(f"no entry {asked.group(1).upper()}; IDs run from TP001 to {book.entries[-1].id}")
-        return [Match(entry, 1.0)]
-    matches = rank(text, root)
-    if not matches:
-        raise ExplainError("no entry matches this text; try the site's search, or open an issue with the message")
-    return matches
+def causes(group: dict, language: str, by_id: dict) -> list[str]:
+    """The lines that tell apart the entries explaining a generic message, in ``language``."""
+    colon = ui_text.text(language, "explain.colon")
+    lines = [f"{ui_text.text(language, 'explain.causes')}"]
+    for entry_id, when in group["entries"].items():
+        if entry_id in by_id:
+            lines.append(f"  {entry_id} · {when[language]}  {by_id[entry_id].url(language)}")
+    lines.append(f"  {ui_text.text(language, 'explain.otherwise')}{colon} {group['otherwise'][language]}")
+    return lines
+
+
+def known_message(known: dict, language: str) -> list[str]:
+    """What explain says of a message Triton prints that no entry explains."""
+    colon = ui_text.text(language, "explain.colon")
+    lines = [ui_text.text(language, "explain.known"), "", f"  {known['template']}", ""]
+    where = f"{known['file']}:{known['line']}" if known.get("file") else known.get("kind", "")
+    lines.append(f"{ui_text.text(language, 'explain.known_raised')}{colon} {where} ({known['raised_by']})")
+    if known.get("source_url"):
+        lines.append(f"  {known['source_url']}")
+    lines.append(f"{ui_text.text(language, 'explain.known_releases')}{colon} {known['release_span']}")
+    lines.append(f"{ui_text.text(language, 'explain.known_report')}{colon} "
+                 + ui_text.text(language, "explain.known_how", search=known["search_url"], new=known["new_issue_url"]))
+    return lines
 
 
 def explain(text: str, language: str, root: Path = handbook.ROOT) -> str:
     """What to print for the text; raises ExplainError when nothing fits."""
-    matches = candidates(text, root)
-    if ID.match(text):
-        return render(matches[0], root, language)
-    confident = matches[0].score >= 100 and (len(matches) == 1 or matches[1].score < matches[0].score)
-    if confident:
-        return render(matches[0], root, language)
-    parts = [ui_text.text(language, "explain.several" if matches[0].score >= 100 else "explain.unsure"), ""]
-    for match in matches[:3]:
-        parts += [render(match, root, language), "", "-" * 60, ""]
-    return "\n".join(parts[:-3])
+    found = answer(text, root)
+    by_id = {entry.id: entry for entry in handbook.load(root).entries}
+    if found.kind == "single":
+        return render(found.matches[0], root, language)
+    if found.kind == "causes":
+        return "\n".join([render(found.matches[0], root, language), "", *causes(found.group, language, by_id)])
+    if found.known is not None:  # a message Triton prints that no entry answers: what raises it, then the nearest
+        parts = known_message(found.known, language)
+        if found.matches:
+            parts += ["", ui_text.text(language, "explain.nearest"), ""]
+    else:
+        parts = [ui_text.text(language, "explain.several" if found.kind == "several" else "explain.unsure"), ""]
+    for number, match in enumerate(found.matches[:3]):
+        parts += ([] if number == 0 else ["", "-" * 60, ""]) + [render(match, root, language)]
+    if found.group:
+        parts += ["", *causes(found.group, language, by_id)]
+    return "\n".join(parts)

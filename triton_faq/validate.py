@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from . import claimed_errors, download, handbook, parity
+from . import claimed_errors, download, handbook, parity, version_scopes
 from .handbook import proof_for, snippet_for
 from .handbook.page import section_exists, snippet_section
 from .handbook.schema import (CLAIM, CLAIMS_SECTION, DEPENDS, ENTRY_KEYS, FIRST_SCREEN, FIRST_USE, GLOSSARY, ID,
@@ -229,4 +229,5 @@ def check(root: Path = handbook.ROOT) -> list[str]:
     problems += topic_problems(root)
     problems += parity.check(handbook.load_site(root).docs_dir)
     problems += claimed_errors.load(root)[1]
+    problems += version_scopes.check(root)  # a claim that changes across Triton releases says on which
     return problems

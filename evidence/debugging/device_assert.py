@@ -21,7 +21,10 @@ if mode in ("tail", "tail-mask"):
 else:
     x = torch.zeros(4, device="cuda")
     kernel = entry.add_one_checked_debug if mode == "jit-debug" else entry.add_one_checked
-    kernel[(1,)](x, BLOCK=4)
+    if mode == "launch-debug":
+        kernel[(1,)](x, BLOCK=4, debug=True)  # debug mode asked for at the launch
+    else:
+        kernel[(1,)](x, BLOCK=4)
 torch.cuda.synchronize()  # a device assert surfaces here as a CUDA error
 print("kernel finished:", x.cpu().tolist(), flush=True)
 """
@@ -47,6 +50,7 @@ def observe_device_assert_outcomes():
     rows = []
     cases = [("@triton.jit", "plain", {}), ("@triton.jit + TRITON_DEBUG=1", "plain", {"TRITON_DEBUG": "1"}),
              ("@triton.jit(debug=True)", "jit-debug", {}),
+             ("@triton.jit, debug=True at the launch", "launch-debug", {}),
              ("TRITON_DEBUG=1, masked load, assert without mask=", "tail", {"TRITON_DEBUG": "1"}),
              ("TRITON_DEBUG=1, masked load, assert with mask=", "tail-mask", {"TRITON_DEBUG": "1"})]
     for how, mode, env in cases:

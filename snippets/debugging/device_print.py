@@ -47,6 +47,12 @@ def scale(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
         tl.device_print("first 4", tl.load(x_ptr + tl.arange(0, 4)))  # a small block of its own
         tl.device_print("max", tl.max(x, axis=0))  # a scalar summary instead of the block
     tl.store(out_ptr + offs, 2 * x, mask=offs < n)
+
+
+@triton.jit
+def print_sum(x_ptr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.device_print("sum", tl.sum(tl.load(x_ptr + offs), axis=0))  # one value per program
 # --8<-- [end:small]
 
 

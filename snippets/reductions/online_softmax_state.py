@@ -75,11 +75,12 @@ def softmax_online_vector_state(x_ptr, y_ptr, n_cols, stride_x, stride_y, BLOCK:
     cols = tl.arange(0, BLOCK)
     m = tl.full((BLOCK,), -float("inf"), tl.float32)  # one running max per lane
     d = tl.zeros((BLOCK,), tl.float32)                # one running sum per lane
-    for start in range(0, n_cols, BLOCK):  # n_cols >= BLOCK: every lane sees a real value at start 0
+    for start in range(0, n_cols, BLOCK):
         mask = start + cols < n_cols
         x = tl.load(x_ptr + row * stride_x + start + cols, mask=mask, other=-float("inf"))
         m_new = tl.maximum(m, x)                      # no reduction inside the loop
-        d = d * tl.exp(m - m_new) + tl.exp(x - m_new)
+        m_ref = tl.where(m_new == -float("inf"), 0.0, m_new)  # a lane with no value yet: 0, not -inf - -inf = NaN
+        d = d * tl.exp(m - m_ref) + tl.exp(x - m_ref)
         m = m_new
     m_row = tl.max(m, axis=0)                         # merge the lanes once, at the end
     d_row = tl.sum(d * tl.exp(m - m_row), axis=0)

@@ -111,6 +111,11 @@ class EntryView:
         return [str(item) for item in self.front_matter.get("keywords", []) or []]
 
     @property
+    def body(self) -> str:
+        """The page's Markdown after its front matter."""
+        return "\n".join(self.page.text.split("\n")[self.page.body_start - 1:])
+
+    @property
     def heading(self) -> str:
         """The page's title as written in its Markdown (with its inline code)."""
         return next((text for _, level, text, _ in self.page.headings if level == 1), self.title)

@@ -57,6 +57,7 @@ MARKERS: dict[str, str | None] = {
     "error-index": None,  # every claimed message (hooks/error_index.py)
     "checked-report": r"[A-Za-z_][A-Za-z0-9_]*",  # a function of the proof (hooks/checked_report.py)
     "lint-rules": None,  # the lint rules (hooks/lint_rules.py)
+    "lint-precision": None,  # the lint rules' measured precision (hooks/lint_rules.py)
     "version-matrix": r"[a-z]+",  # the checked interpreter's matrix (hooks/version_matrix.py)
 }
 OPTIONAL_ARGUMENT = frozenset({"entry-list"})
@@ -82,7 +83,11 @@ VERDICTS = {  # a claim block's title starts with one of these; the third (it de
 }
 DEPENDS = {language: labels[2].strip() for language, labels in VERDICTS.items()}
 
-# -- the Chinese pages' words -------------------------------------------------------------------
+# -- the languages' scripts and words ------------------------------------------------------------
+
+SCRIPTS = {  # per language: the characters that say a text is written in it (explain answers in it)
+    "zh": r"[\u3400-\u9fff\uf900-\ufaff]",
+}
 
 GLOSSARY = {  # per language: preferred term -> the spellings and calques its pages avoid
     "zh": {

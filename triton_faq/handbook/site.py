@@ -9,7 +9,8 @@ without-other``, ``lint``); everything else (its file in a language, its URL) co
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
+import json
+from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
 
 import yaml
@@ -118,10 +119,29 @@ def _signature(config: Path) -> tuple[int, int]:
     return stat.st_mtime_ns, stat.st_size
 
 
+PUBLISHED = Path(__file__).with_name("published.json")
+"""The site's languages and URLs for an installed copy without mkdocs.yml (``triton-faq lint`` in a
+pre-commit hook links its entries): written from mkdocs.yml, and a test keeps the two equal."""
+INSTALLED = Path(__file__).resolve().parent.parent.parent
+
+
 def load_site(root: Path) -> Site:
-    """The site of the checkout at ``root``, read from its mkdocs.yml (cached while the file is unchanged)."""
-    config = Path(root).resolve() / "mkdocs.yml"
+    """The site of the checkout at ``root``, read from its mkdocs.yml (cached while the file is unchanged).
+    An installed copy of the package, with no mkdocs.yml above it, reads what mkdocs.yml published."""
+    root = Path(root).resolve()
+    config = root / "mkdocs.yml"
+    if not config.is_file() and root == INSTALLED and PUBLISHED.is_file():
+        data = json.loads(PUBLISHED.read_text(encoding="utf-8"))
+        return Site(root=root, docs_dir=root / data["docs_dir"], languages=tuple(data["languages"]), url=data["url"],
+                    repo_url=data["repo_url"], nav_translations={})
     return _read(config, *_signature(config))
+
+
+def published(site: Site) -> dict:
+    """What an installed copy needs of the site (``PUBLISHED``)."""
+    values = asdict(site)
+    return {"docs_dir": site.docs_dir.relative_to(site.root).as_posix(), "languages": list(site.languages),
+            "url": values["url"], "repo_url": values["repo_url"]}
 
 
 @functools.lru_cache(maxsize=64)

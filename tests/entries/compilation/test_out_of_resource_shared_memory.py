@@ -10,6 +10,7 @@ import time
 import pytest
 import torch
 import triton
+import triton.language as tl
 from triton.runtime.errors import OutOfResources
 
 from snippets.compilation import out_of_resource_shared_memory as entry
@@ -82,6 +83,36 @@ def test_gpu_a_single_step_loop_fits_where_a_longer_one_does_not():
     a, b = fp16_inputs(512, 512, 128)  # K == BLOCK_K: one step, nothing to pipeline
     c, _ = entry.run_matmul(a, b, **entry.TOO_BIG)
     assert_matches_float64(c, a.double() @ b.double(), rtol=1e-3)
+
+
+@triton.jit
+def matmul_runtime_k(a_ptr, b_ptr, c_ptr, M, N, K,  # K a plain argument, as in the usual matmul
+                     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    rm = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, K, BLOCK_K):
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :],
+                    mask=(rm[:, None] < M) & ((k + rk)[None, :] < K), other=0.0)
+        b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :],
+                    mask=((k + rk)[:, None] < K) & (rn[None, :] < N), other=0.0)
+        acc += tl.dot(a, b)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+@pytest.mark.gpu
+def test_gpu_with_a_runtime_k_the_config_fails_for_k_128_too():
+    # one compiled kernel serves every K, with the shared memory of a pipelined loop
+    config = {k: v for k, v in entry.TOO_BIG.items() if k != "num_stages"}
+    for K in (128, 512):
+        a, b = fp16_inputs(512, 512, K)
+        c = torch.full((512, 512), float("nan"), device=a.device)
+        grid = (triton.cdiv(512, config["BLOCK_M"]), triton.cdiv(512, config["BLOCK_N"]))
+        with pytest.raises(OutOfResources, match=MESSAGE):
+            matmul_runtime_k[grid](a, b, c, 512, 512, K, **config, num_stages=entry.TOO_BIG["num_stages"],
+                                   num_warps=8)
+        assert torch.isnan(c).all()  # nothing ran
 
 
 @pytest.mark.gpu

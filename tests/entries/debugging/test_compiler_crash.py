@@ -100,7 +100,10 @@ def test_pitfall_warp_specialized_dot_loop_fails_in_the_pass_manager_for_sm_90()
     assert result["raised"] == "RuntimeError: PassManager::run failed"
     assert result["pipeline"] == [PIPELINE_FAILED + ": reproducer generated at `std::errs, please share the "
                                   "reproducer above with Triton project.`"]
-    assert result["assertion"] == ["Assertion `false' failed."]
+
+
+def test_the_same_failure_prints_an_internal_assertion_first():
+    assert offline("warp specialized, sm_90")["assertion"] == ["Assertion `false' failed."]
 
 
 @pytest.mark.gpu

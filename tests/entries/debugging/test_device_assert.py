@@ -127,6 +127,14 @@ def test_gpu_jit_debug_true_makes_it_fire_without_the_variable():
 
 
 @pytest.mark.gpu
+def test_gpu_launch_debug_true_makes_it_fire_without_the_variable():
+    result = run_child("launch-debug")  # add_one_checked[(1,)](x, BLOCK=4, debug=True)
+    assert result.returncode != 0
+    assert re.search(r"device-side assert triggered", result.stderr)
+    assert "Assertion `x must be positive` failed" in result.stdout + result.stderr
+
+
+@pytest.mark.gpu
 def test_gpu_the_report_names_file_and_line_but_calls_the_kernel_unknown():
     result = run_child("plain", TRITON_DEBUG="1")
     where = f"{Path(entry.__file__).name}:{assert_line(entry.add_one_checked)}: unknown: block: "

@@ -1,9 +1,11 @@
 """TP013's claims, one test each: snippets/debugging/device_print.py."""
 
+import functools
 import os
 import re
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -12,6 +14,7 @@ import triton.language as tl
 from triton.compiler.errors import CompilationError
 from triton.runtime.errors import InterpreterError
 
+from evidence.debugging import device_print as evidence
 from snippets.debugging import device_print as entry
 from triton_faq.backend import DEVICE
 
@@ -93,37 +96,90 @@ def run_child(code):
     return result
 
 
-PRINT_ALL = "entry.print_offsets[(2,)](x, 64, BLOCK_SIZE=32, num_warps=1)"  # 2 programs x 32 offsets
-PRINT_PID0 = "entry.print_offsets_pid0[(2,)](x, 64, BLOCK_SIZE=32, num_warps=1)"
-PRINT_SCALARS = "entry.print_scalars[(1,)](x, 6, BLOCK=8, num_warps=1)"
 TIME_PRINT = ("sys.stderr.write(f'with-print {entry.seconds_per_launch(True)}\\n'"
               " f'without-print {entry.seconds_per_launch(False)}\\n')")
 GPU_LINE = re.compile(r"^pid \((\d+), (\d+), (\d+)\) idx \( *(\d+)\) My Offsets: (\d+)$")
 
 
-def gpu_offset_lines(code):
-    lines = run_child(code).stdout.splitlines()
+@functools.lru_cache(maxsize=None)
+def printed():
+    """Every launch of the evidence (print_offsets, print_sum, scale, print_scalars) at num_warps 1, 2,
+    the default and 8, each launch's stdout lines apart: the same child program the GPU data comes from."""
+    return evidence.printed_lines()
+
+
+def lines_of(launch, num_warps):
+    return printed()[evidence.case_name(launch, num_warps)]
+
+
+def threads(num_warps):
+    return 32 * (4 if num_warps is None else num_warps)  # Triton's default is 4 warps of 32 threads
+
+
+def offset_lines(launch, num_warps):
+    lines = lines_of(launch, num_warps)
     parsed = [GPU_LINE.match(line) for line in lines]
     assert all(parsed), [line for line, m in zip(lines, parsed) if not m][:5]
-    return sorted(tuple(int(g) for g in m.groups()) for m in parsed)
+    return Counter(tuple(int(g) for g in m.groups()) for m in parsed)
 
 
 @pytest.mark.gpu
-def test_gpu_prints_one_line_per_element_with_pid_and_index():
-    # num_warps=1: one thread per element
-    assert gpu_offset_lines(PRINT_ALL) == [(p, 0, 0, i, 32 * p + i) for p in range(2) for i in range(32)]
+@pytest.mark.parametrize("block", [8, 32, 1024])
+@pytest.mark.parametrize("num_warps", evidence.NUM_WARPS)
+def test_gpu_each_element_prints_once_per_thread_that_holds_it(block, num_warps):
+    # a block smaller than the program's threads is held by several threads, each of which prints it
+    counts = offset_lines(f"print_offsets, 2 programs of {block}", num_warps)
+    assert sorted(counts) == [(p, 0, 0, i, block * p + i) for p in range(2) for i in range(block)]
+    assert set(counts.values()) == {max(1, threads(num_warps) // block)}
+    assert sum(counts.values()) == 2 * max(block, threads(num_warps))
 
 
 @pytest.mark.gpu
-def test_gpu_if_pid_0_keeps_the_lines_of_one_program():
-    assert gpu_offset_lines(PRINT_PID0) == [(0, 0, 0, i, i) for i in range(32)]
+def test_gpu_with_the_defaults_two_programs_of_32_print_256_lines():
+    counts = offset_lines("print_offsets, 2 programs of 32", None)
+    assert sum(counts.values()) == 256 and set(counts.values()) == {4}  # 64 elements, each 4 times
+
+
+@pytest.mark.gpu
+def test_gpu_num_warps_1_prints_one_line_per_element_of_a_block_of_32_or_more():
+    for block in (32, 1024):
+        counts = offset_lines(f"print_offsets, 2 programs of {block}", 1)
+        assert len(counts) == sum(counts.values()) == 2 * block
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("num_warps", evidence.NUM_WARPS)
+def test_gpu_if_pid_0_keeps_the_lines_of_one_program(num_warps):
+    counts = offset_lines("print_offsets_pid0, 2 programs of 32", num_warps)
+    assert sorted(counts) == [(0, 0, 0, i, i) for i in range(32)]
+    assert sum(counts.values()) == max(32, threads(num_warps))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("num_warps", evidence.NUM_WARPS)
+def test_gpu_a_scalar_prints_one_line_per_thread(num_warps):
+    x = torch.arange(4096, dtype=torch.float64)  # the child's input
+    counts = Counter(lines_of("print_sum, 2 programs of 32", num_warps))
+    assert counts == {f"pid ({p}, 0, 0) idx () sum: {x[32 * p:32 * p + 32].sum().item():f}": threads(num_warps)
+                      for p in range(2)}
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("num_warps", evidence.NUM_WARPS)
+def test_gpu_a_small_block_and_a_reduction_print_a_line_per_thread_each(num_warps):
+    counts = Counter(lines_of("scale, 8 programs of 8", num_warps))
+    expected = {f"pid (0, 0, 0) idx ({i}) first 4: {i:f}" for i in range(4)} | {"pid (0, 0, 0) idx () max: 7.000000"}
+    assert set(counts) == expected, counts
+    for line, count in counts.items():  # each of the 4 elements by a quarter of the threads, the max by all
+        assert count == (threads(num_warps) // 4 if "first 4" in line else threads(num_warps)), counts
+    assert sum(counts.values()) == 2 * threads(num_warps)  # 256 lines from two prints at the defaults
 
 
 @pytest.mark.gpu
 def test_gpu_prints_python_scalars_and_constexprs():
-    lines = set(run_child(PRINT_SCALARS).stdout.splitlines())
-    assert {"pid (0, 0, 0) idx () three: 3", "pid (0, 0, 0) idx () half: 0.500000",
-            "pid (0, 0, 0) idx () BLOCK: 8", "pid (0, 0, 0) idx () n: 6"} <= lines
+    counts = Counter(lines_of("print_scalars, 1 program", None))
+    assert counts == {"pid (0, 0, 0) idx () three: 3": 128, "pid (0, 0, 0) idx () half: 0.500000": 128,
+                      "pid (0, 0, 0) idx () BLOCK: 8": 128, "pid (0, 0, 0) idx () n: 6": 128}
 
 
 @pytest.mark.gpu

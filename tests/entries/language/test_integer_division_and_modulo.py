@@ -61,6 +61,15 @@ def test_compiler_emits_signed_truncating_division():
     assert "create_srem" in inspect.getsource(semantic.TritonSemantic.mod)
 
 
+def test_compiler_emits_unsigned_division_for_unsigned_integers():
+    """Unsigned integers get LLVM's udiv and urem instead (no negative operands to round)."""
+    from triton.language import semantic
+
+    floordiv, mod = (inspect.getsource(f) for f in (semantic.TritonSemantic.floordiv, semantic.TritonSemantic.mod))
+    assert "create_udiv" in floordiv and "create_urem" in mod
+    assert floordiv.index("is_int_signed()") < floordiv.index("create_sdiv") < floordiv.index("create_udiv")
+
+
 def test_int_arguments_round_toward_zero_constexprs_follow_python():
     assert entry.scalar_results(-7, 2) == [-3, -1, -4, 1]
 

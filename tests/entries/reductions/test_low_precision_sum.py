@@ -191,3 +191,19 @@ def test_interpreter_runs_the_mixed_accumulator_silently():
     out = poisoned(1)
     entry.running_sum_mixed[(1,)](x, out, 256, BLOCK=64)  # no error: acc simply becomes float32
     assert out.item() == 256.0
+
+
+@triton.jit
+def _sum_has_dtype(x_ptr, BLOCK: tl.constexpr, EXPECTED: tl.constexpr):
+    total = tl.sum(tl.load(x_ptr + tl.arange(0, BLOCK)), axis=0)
+    tl.static_assert(str(total.dtype) == EXPECTED, "tl.sum's dtype")  # checked when the kernel is traced
+
+
+@pytest.mark.parametrize("dtype, widened", [(torch.int8, "int32"), (torch.int16, "int32"),
+                                            (torch.uint8, "uint32"), (torch.bool, "uint32")])
+def test_sum_widens_signed_integers_to_int32_and_unsigned_and_bool_to_uint32(dtype, widened):
+    x = torch.ones(16, dtype=dtype, device=entry.DEVICE)
+    _sum_has_dtype[(1,)](x, BLOCK=16, EXPECTED=widened)
+    other = "uint32" if widened == "int32" else "int32"
+    with pytest.raises(Exception, match="tl.sum's dtype"):  # the check can fail: the other widening is refused
+        _sum_has_dtype[(1,)](x, BLOCK=16, EXPECTED=other)

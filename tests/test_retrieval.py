@@ -1,0 +1,148 @@
+"""explain's ranking (triton_faq/retrieval.py) and its confidence, on the tokeniser and on real reports.
+
+The frozen report set (tests/data/frozen_reports/, collected and judged by its RULE.md before the
+ranking was written, never tuned on) is held to the rates it reached when first measured, and no
+confident single answer may be wrong on it or on the development set.
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import ROOT
+from triton_faq import handbook, retrieval
+from triton_faq import ui_text as interface
+from triton_faq.explain import ExplainError, answer, explain, generic_messages
+
+FROZEN = yaml.safe_load((Path(__file__).parent / "data" / "frozen_reports" / "reports.yaml").read_text(encoding="utf-8"))
+DEVELOPMENT = yaml.safe_load((Path(__file__).parent / "data" / "real_messages.yaml").read_text(encoding="utf-8"))
+# A floor: the frozen set's rates on the final ranking (scores/after.json; 18/24 and 5/10 when first
+# measured, scores/after-first.json). The issue's targets are top-3 for 80% of the covered reports
+# (not met: 79%) and for 60% of the symptom-only ones (met). Pages edited since (issue 27's corrections)
+# moved one symptom-only report (TP035, "error is obvious larger in INTERPRET mode") out of the top three
+# with the ranking unchanged: 18/24 and 5/10 on the pages as they are (nothing tuned on the set).
+FROZEN_TOP3 = 18 / 24
+FROZEN_SYMPTOM_TOP3 = 5 / 10
+
+
+def test_code_tokens_are_split_and_kept_whole():
+    found = retrieval.terms("tl.float32 and OutOfResources in num_warps")
+    assert {"tl", "float32", "tl.float32", "out", "resourc", "outofresources", "num", "warp", "num_warps"} <= set(found)
+    assert "and" not in found and "in" not in found  # the site search's stop words
+
+
+def test_inflections_meet():
+    assert retrieval.terms("the kernel writes") == retrieval.terms("kernels writing")
+
+
+def test_noise_is_removed_before_scoring():
+    noisy = ('[rank0]:   File "/usr/lib/python3.12/site-packages/triton/runtime/jit.py", line 757, in run\n'
+             "NVIDIA H100 80GB running Qwen2.5-72B-Instruct at 0x7f3a2b, 131072 tokens: the values are garbage")
+    assert retrieval.terms(noisy) == retrieval.terms("running at tokens: the values are garbage")
+
+
+def test_the_stop_words_are_the_site_searchs():
+    for language in ("en", "zh"):
+        assert set(interface.text(language, "search_per_language.stop_words").split()) <= retrieval.STOP
+
+
+def test_chinese_is_segmented_and_meets_chinese_pages():
+    assert {"共享", "内存", "共享内存"} & set(retrieval.terms("共享内存不够"))
+    assert "TP027" in [entry_id for entry_id, _ in retrieval.rank("共享内存不够用", ROOT)[:3]]
+
+
+def test_a_chinese_text_is_answered_in_chinese_unless_asked_otherwise():
+    env = {k: v for k, v in os.environ.items() if k not in ("LANG", "LC_ALL", "LC_MESSAGES")}
+    run = lambda *args: subprocess.run([sys.executable, "-m", "triton_faq", "explain", *args], capture_output=True,
+                                       cwd=ROOT, env=env, timeout=120, text=True)
+    assert "简短回答：" in run("kernel 每次换个尺寸就重新编译").stdout
+    assert "Short answer:" in run("--lang", "en", "kernel 每次换个尺寸就重新编译").stdout
+
+
+def test_every_generic_message_names_entries_that_exist_in_both_languages():
+    ids = {entry.id for entry in handbook.load(ROOT).entries}
+    for group in generic_messages():
+        assert set(group["entries"]) <= ids, group["name"]
+        for line in [*group["entries"].values(), group["otherwise"]]:
+            assert set(line) == {"en", "zh"} and all(line.values()), group["name"]
+
+
+@pytest.mark.parametrize("text, listed", [
+    ("NameError('acc is not defined')", {"TP041", "TP046", "TP033"}),
+    ("NameError: name 'jit' is not defined", {"TP041", "TP046", "TP033"}),
+    ("RuntimeError: Cannot call @triton.jit'd outside of the scope of a kernel", {"TP040", "TP021"}),
+    ("RuntimeError: Triton Error [CUDA]: an illegal memory access was encountered", {"TP023", "TP004", "TP003", "TP024"}),
+    ("RuntimeError: Triton Error [CUDA]: device kernel image is invalid", {"TP037", "TP062", "TP023"}),
+    ("RuntimeError: 2 active drivers ([<class 'a.CudaDriver'>, <class 'b.CudaDriver'>]).", {"TP012"}),
+])
+def test_a_generic_message_lists_every_entry_that_explains_it_never_one_alone(text, listed):
+    found = answer(text, ROOT)
+    assert found.kind != "single" and found.group is not None
+    out = explain(text, "en", ROOT)
+    assert interface.text("en", "explain.causes") in out
+    assert all(f"  {entry_id} · " in out for entry_id in listed), out[-800:]
+
+
+def test_one_fingerprint_and_nothing_else_is_one_answer():
+    found = answer("ValueError: arange's range must be a power of 2", ROOT)
+    assert found.kind == "single" and found.matches[0].entry.id == "TP009"
+
+
+def test_a_fingerprint_with_a_text_that_points_elsewhere_is_not_one_answer():
+    text = ("ValueError: arange's range must be a power of 2\n"
+            "and separately: tl.dot on float32 inputs is less accurate than torch.matmul, TF32 input_precision ieee")
+    found = answer(text, ROOT)
+    assert found.kind == "several" and [m.entry.id for m in found.matches][:2] == ["TP009", "TP035"]
+
+
+def test_a_text_that_matches_nothing_names_no_entry():
+    with pytest.raises(ExplainError, match="no entry matches this text"):
+        answer("the weather in the mountains is lovely today", ROOT)
+
+
+def _covered_top3(report):
+    try:
+        got = [match.entry.id for match in answer(report["text"], ROOT).matches[:3]]
+    except ExplainError:
+        got = []
+    return bool(set(got) & {report["entry"], *report.get("also", [])})
+
+
+def test_the_frozen_reports_keep_their_measured_rates():
+    covered = [report for report in FROZEN if report["entry"] != "none"]
+    symptoms = [report for report in covered if report["kind"] == "symptom"]
+    assert len(FROZEN) >= 60 and len(covered) == 24 and len(symptoms) == 10
+    hits = {id(report): _covered_top3(report) for report in covered}
+    rate = sum(hits.values()) / len(covered)
+    symptom_rate = sum(hits[id(report)] for report in symptoms) / len(symptoms)
+    assert rate >= FROZEN_TOP3 and symptom_rate >= FROZEN_SYMPTOM_TOP3, (rate, symptom_rate)
+
+
+@pytest.mark.parametrize("name", ["frozen", "development"])
+def test_no_confident_single_answer_is_wrong(name):
+    if name == "frozen":
+        reports = [(r["text"], {r["entry"], *r.get("also", [])} - {"none"}) for r in FROZEN]
+    else:
+        reports = [(r["message"], {r["entry"]} - {None}) for r in DEVELOPMENT]
+    wrong = []
+    for text, answers in reports:
+        try:
+            found = answer(text, ROOT)
+        except ExplainError:
+            continue
+        if found.kind == "single" and found.matches[0].entry.id not in answers:
+            wrong.append((found.matches[0].entry.id, text[:100]))
+    assert not wrong, wrong
+
+
+def test_the_scores_file_matches_the_frozen_set():
+    """scores/after.json was measured on this set: same reports, same judgements."""
+    scores = json.loads((Path(__file__).parent / "data" / "frozen_reports" / "scores" / "after.json").read_text(encoding="utf-8"))
+    measured = [(item["url"], sorted(item["answers"])) for item in scores["items"]["frozen"]]
+    judged = [(r["url"], sorted([] if r["entry"] == "none" else [r["entry"], *r.get("also", [])])) for r in FROZEN]
+    assert measured == judged

@@ -1,0 +1,144 @@
+"""Version scopes: a claim whose proof changes outcome across Triton releases says on which.
+
+``data/version-matrix.json`` records, per entry, each interpreter test (one per claim) on each
+Triton release from 3.2. For a test whose outcome is not the same on every release it ran on:
+
+1. every sentence of the entry's pages, in both languages, that cites the test (`` `test_x` ``)
+   names, for each change, one of the two releases the change lies between (a change from
+   passing on 3.6 to failing on 3.7 needs "3.6" or "3.7" in the sentence: "up to 3.6",
+   "3.2–3.6", "from 3.7", "3.7 起" all do);
+2. every row that fails on some release (or whose code does not import there) is explained on
+   each page in one line, ``<!-- version-note: test_x: why -->``, which the page's version
+   table ("On which Triton versions", ``hooks/version_matrix.py``) shows next to the row.
+
+A page of ``PENDING`` predates the rule and still breaks it; ``tests/test_version_scopes.py``
+fails once one of them passes, so the list only shrinks.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from . import handbook
+from .handbook import ROOT
+from .matrix import read
+
+NOTE = re.compile(r"<!--\s*version-note:\s*(?P<test>test_\w+)\s*:\s*(?P<why>.*?)\s*-->")
+CITED = re.compile(r"`(test_\w+)`")
+RELEASE = re.compile(r"(?<![\d.])3\.(\d+)(?:\.\d+)?(?!\d)")
+FENCE = re.compile(r"^\s*(```|~~~)")
+BLOCK_START = re.compile(r"^\s*(?:[-*] |\d+\. |\?\?\?|!!!|#|>|<!--)")
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`(“\"\[])|(?<=[。！？])")
+PENDING: frozenset[str] = frozenset({  # entry IDs whose pages predate the rule (see the module's docstring)
+    'TP008', 'TP009', 'TP010', 'TP012', 'TP014', 'TP019', 'TP020', 'TP021', 'TP028', 'TP029',
+    'TP030', 'TP031', 'TP032', 'TP033', 'TP034', 'TP036', 'TP040', 'TP041', 'TP042', 'TP043',
+    'TP045', 'TP047', 'TP048', 'TP049', 'TP051', 'TP053', 'TP055', 'TP057', 'TP058', 'TP059',
+    'TP060', 'TP061', 'TP062', 'TP063',
+})
+
+
+def short(version: str) -> str:
+    return ".".join(version.split(".")[:2])
+
+
+def outcomes(row: dict, versions: list[str]) -> dict[str, list[tuple[str, bool]]]:
+    """Per test: [(release, passed)] over the releases it ran on (passed, failed, or not collected)."""
+    ran = {}
+    for test, by_version in row.get("tests", {}).items():
+        ran[test] = [(short(v), by_version[v] == "passed") for v in versions
+                     if by_version.get(v) in ("passed", "failed", "not collected")]
+    return ran
+
+
+def changes(runs: list[tuple[str, bool]]) -> list[tuple[str, str]]:
+    """The pairs of consecutive releases between which the outcome changes."""
+    return [(a, b) for (a, ok_a), (b, ok_b) in zip(runs, runs[1:]) if ok_a != ok_b]
+
+
+def sentences(text: str) -> list[tuple[int, str]]:
+    """(line, sentence) of the prose: code fences and comments left out, list items and folds apart."""
+    blocks: list[tuple[int, list[str]]] = []
+    in_fence = False
+    for number, line in enumerate(text.splitlines(), 1):
+        if FENCE.match(line):
+            in_fence = not in_fence
+            continue
+        if in_fence or not line.strip():
+            blocks.append((number, []))
+            continue
+        line = re.sub(r"<!--.*?-->", "", line)
+        if BLOCK_START.match(line) or not blocks:
+            blocks.append((number, []))
+        blocks[-1][1].append(line.strip())
+    found = []
+    for number, lines in blocks:
+        joined = " ".join(lines)
+        for sentence in SENTENCE_END.split(joined):
+            if sentence.strip():
+                found.append((number, sentence.strip()))
+    return found
+
+
+def page_problems(path: Path, relative: Path, ran: dict, failing: set[str], text: str | None = None) -> list[str]:
+    text = path.read_text(encoding="utf-8") if text is None else text
+    problems = []
+    for number, sentence in sentences(text):
+        named = set(RELEASE.findall(sentence))
+        for test in dict.fromkeys(CITED.findall(sentence)):
+            for a, b in changes(ran.get(test, [])):
+                if a.split(".")[1] not in named and b.split(".")[1] not in named:
+                    problems.append(f"{relative}:{number}: `{test}` changes outcome between Triton {a} and {b} "
+                                    f"(data/version-matrix.json): the sentence that cites it names the releases "
+                                    f"(e.g. 'up to {a}' or 'from {b}')")
+    notes = {m["test"]: m["why"] for m in NOTE.finditer(text)}
+    for test in sorted(failing):
+        if not notes.get(test):
+            runs = ", ".join(f"{v} {'passed' if ok else 'failed'}" for v, ok in ran.get(test, []))
+            problems.append(f"{relative}:1: `{test}` fails on some Triton releases ({runs}): explain it in one "
+                            f"line, <!-- version-note: {test}: why -->, shown in the page's version table")
+    for test in sorted(set(notes) - failing):
+        problems.append(f"{relative}:1: version-note for `{test}`, which fails on no release the matrix ran")
+    return problems
+
+
+def entry_problems(entry, row: dict, versions: list[str], root: Path = ROOT,
+                   texts: dict[str, str] | None = None) -> list[str]:
+    """The problems of one entry's pages (``texts``: {language: page text} instead of the files)."""
+    ran = outcomes(row, versions)
+    failing = {test for test, runs in ran.items() if not all(ok for _, ok in runs)}
+    problems = []
+    site = handbook.load_site(root)
+    for language in site.languages:
+        path = site.page_file(entry.name, language)
+        relative = path.relative_to(site.root)
+        if texts is None and not path.is_file():
+            continue
+        problems += page_problems(path, relative, ran, failing, None if texts is None else texts[language])
+    return problems
+
+
+def notes(page_text: str) -> dict[str, str]:
+    """{test: its one-line explanation} of a page (for the version table)."""
+    return {m["test"]: m["why"] for m in NOTE.finditer(page_text)}
+
+
+def check(root: Path = ROOT, pending: frozenset[str] = PENDING) -> list[str]:
+    """Every version-scope problem of every entry not in ``pending``."""
+    data = read(root)
+    if not data:
+        return []
+    problems = []
+    for entry in handbook.load(root).entries:
+        row = data["entries"].get(entry.id)
+        if row is None or entry.id in pending:
+            continue
+        problems += entry_problems(entry, row, data["versions"], root)
+    return problems
+
+
+def failing_entries(root: Path = ROOT) -> list[str]:
+    """The IDs of the entries whose pages break the rule today, pending or not."""
+    data = read(root) or {"entries": {}, "versions": []}
+    return [entry.id for entry in handbook.load(root).entries if entry.id in data["entries"]
+            and entry_problems(entry, data["entries"][entry.id], data["versions"], root)]
