@@ -113,7 +113,7 @@ def documents(book: handbook.Handbook, language: str) -> list[Document]:
             fields["messages"] = terms("\n".join(error.message for error in entry.errors))
         docs.append(Document(location, title, description, fields))
         if entry is not None and language in entry.pages:
-            docs += [Document(f"{location}#error-{number}", error.message, title,
+            docs += [Document(f"{location}#error-{number}", error.message, description,
                               {"title": terms(error.message), "messages": terms(error.message)})
                      for number, error in enumerate(entry.errors, 1)]
     return docs
@@ -151,6 +151,7 @@ def write(book: handbook.Handbook, language: str, folder: Path, stop_words: list
     index = postings(docs)
     total = sum(len(json.dumps(items, separators=(",", ":"))) + len(term) + 4 for term, items in index.items())
     shards = 1 << max(3, math.ceil(math.log2(max(total / SHARD_BYTES, 1))))
+    folder.parent.mkdir(parents=True, exist_ok=True)
     partial = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}."))
     try:
         by_shard: dict[int, dict] = {}

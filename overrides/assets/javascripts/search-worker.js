@@ -122,13 +122,17 @@ function documentFile(number) {
   return documents.get(number);
 }
 
+function setStopWords(words) {
+  stop = new Set(words);
+  const han = words.filter(word => /^[\u3400-\u9fff\uf900-\ufaff]+$/u.test(word))
+    .sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
+  hanStop = han.length ? new RegExp(han.map(word => word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"), "gu") : null;
+}
+
 async function setup(config) {
   base = new URL(config.index, self.location.href);
   meta = await fetchJSON("meta.json");
-  stop = new Set(meta.stop);
-  const han = meta.stop.filter(word => /^[\u3400-\u9fff\uf900-\ufaff]+$/u.test(word))
-    .sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
-  hanStop = han.length ? new RegExp(han.map(word => word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"), "gu") : null;
+  setStopWords(meta.stop);
 }
 
 async function search(query) {
@@ -140,11 +144,14 @@ async function search(query) {
   });
   const best = [...scores.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, SHOWN);
   const files = await Promise.all(best.map(([document]) => documentFile(Math.floor(document / meta.per_file))));
-  const items = best.map(([document, score], i) => {
+  const groups = new Map();  // a page and the messages of it that were found: one result, as Material shows them
+  best.forEach(([document, score], i) => {
     const [location, title, text] = files[i][document % meta.per_file];
-    return [{ location, title, text, score, terms: {} }];
+    const page = location.split("#")[0];
+    if (!groups.has(page)) groups.set(page, []);
+    groups.get(page).push({ location, title, text, score, terms: {} });
   });
-  return { items, total: scores.size };
+  return { items: [...groups.values()], total: scores.size };
 }
 
 addEventListener("message", async event => {
@@ -163,4 +170,5 @@ addEventListener("message", async event => {
   }
 });
 
-self.terms = terms;  // for the test that compares it with the Python tokeniser
+// for the test that compares this tokeniser with the Python one (tests/test_search_cost.py)
+self.searchTokeniser = { terms, useStopWords: words => setStopWords(words) };
