@@ -5,7 +5,7 @@ releases the matrix ran ("holds on 3.2–3.9", "changed in 3.5: ..."); claims th
 versions come first. The section goes right before "Run it yourself".
 
 ``<!-- version-matrix: checker -->`` on any page is replaced by the same verdicts for the checked
-interpreter's own tests (``tests/test_checked.py``, recorded by ``triton-faq matrix --only checker``).
+interpreter's own tests (``triton_checked/tests/test_checked.py``, recorded by ``triton-faq matrix --only checker``).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ written here. Each case is a function that launches its kernel(s) on ``DEVICE`` 
 correct case, asserts the result, saying how many output elements are wrong. Imported only in
 the child process that runs one case, after the tool under test has been set up
 (``tooling/checkers_compared.py``). The page docs/en/debugging/checked-interpreter.md shows the
-sections ``flat-copy``, ``tile-2d`` and ``column-slice-read-flat``.
+sections ``flat-copy``, ``tile-2d``, ``column-slice-read-flat``, ``two-pass-sum`` and ``two-pass``.
 """
 
 import os
@@ -162,6 +162,93 @@ def gather_valid_indices():
     _expect(out, table[idx])
 
 
+# -- synchronised through atomics; a view with a storage offset ------------------------------------
+
+@triton.jit
+def locked_column_sums(x_ptr, acc_ptr, lock_ptr, count_ptr, cols, BLOCK: tl.constexpr):
+    """Each row added into one accumulator under a spin lock (Triton's layer-norm backward tutorial)."""
+    row = tl.program_id(0)
+    c = tl.arange(0, BLOCK)
+    mask = c < cols
+    part = tl.load(x_ptr + row * cols + c, mask=mask, other=0.0)
+    while tl.atomic_cas(lock_ptr, 0, 1) == 1:
+        pass
+    count = tl.load(count_ptr)
+    if count == 0:
+        tl.atomic_xchg(count_ptr, 1)
+    else:
+        part += tl.load(acc_ptr + c, mask=mask)
+    tl.store(acc_ptr + c, part, mask=mask)
+    tl.atomic_xchg(lock_ptr, 0)
+
+
+# --8<-- [start:two-pass-sum]
+@triton.jit
+def two_pass_sum(x_ptr, partial_ptr, ticket_ptr, out_ptr, n, BLOCK: tl.constexpr, PROGRAMS: tl.constexpr,
+                 SEM: tl.constexpr):
+    """Each program stores its partial sum and takes a ticket; the last one adds up the partials."""
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    tl.store(partial_ptr + pid, tl.sum(tl.load(x_ptr + offs, mask=offs < n, other=0.0)))
+    if tl.atomic_add(ticket_ptr, 1, sem=SEM) == tl.num_programs(0) - 1:
+        r = tl.arange(0, PROGRAMS)
+        tl.store(out_ptr, tl.sum(tl.load(partial_ptr + r, mask=r < tl.num_programs(0), other=0.0)))
+# --8<-- [end:two-pass-sum]
+
+
+# --8<-- [start:grouped-double]
+@triton.jit
+def grouped_double(src_ptrs, dst_ptrs, sizes_ptr, BLOCK: tl.constexpr):
+    """Group g doubles tensor g: its pointers come from tensors of data_ptr() values (grouped GEMM's way)."""
+    g = tl.program_id(0)
+    n = tl.load(sizes_ptr + g)
+    src = tl.load(src_ptrs + g).to(tl.pointer_type(tl.float32))
+    dst = tl.load(dst_ptrs + g).to(tl.pointer_type(tl.float32))
+    offs = tl.arange(0, BLOCK)
+    tl.store(dst + offs, tl.load(src + offs, mask=offs < n) * 2, mask=offs < n)
+
+
+def addresses(tensors):
+    return torch.tensor([t.data_ptr() for t in tensors], dtype=torch.int64, device=DEVICE)
+# --8<-- [end:grouped-double]
+
+
+def spin_lock():
+    """Eight rows added into one accumulator under a spin lock (tl.atomic_cas / tl.atomic_xchg)."""
+    x = torch.randn(8, 40, device=DEVICE)
+    acc = torch.full((40,), float("nan"), device=DEVICE)
+    locked_column_sums[(8,)](x, acc, torch.zeros(1, dtype=torch.int32, device=DEVICE),
+                             torch.zeros(1, dtype=torch.int32, device=DEVICE), 40, BLOCK=64)
+    _sync()
+    assert torch.allclose(acc, x.sum(0), atol=1e-4), "the accumulated sums are wrong"
+
+
+# --8<-- [start:two-pass]
+def two_pass(sem):
+    x = torch.randn(1000, device=DEVICE)
+    partial = torch.full((8,), float("nan"), device=DEVICE)
+    out = torch.full((1,), float("nan"), device=DEVICE)
+    two_pass_sum[(8,)](x, partial, torch.zeros(1, dtype=torch.int32, device=DEVICE), out, 1000, BLOCK=128,
+                       PROGRAMS=8, SEM=sem)
+    assert torch.allclose(out, x.sum().reshape(1), atol=1e-3), f"the sum is {out.item()}, not {x.sum().item()}"
+# --8<-- [end:two-pass]
+
+
+def ticket_counter():
+    """The last program to take a ticket (tl.atomic_add, acq_rel) adds up the partials."""
+    two_pass("acq_rel")
+
+
+def ticket_counter_relaxed():
+    """The same with sem="relaxed": the last program's loads of the partials are not ordered after their stores."""
+    two_pass("relaxed")
+
+
+def tile_on_an_offset_view():
+    """A 2-D kernel that uses the strides, on x[5:, 3:] (a storage offset of 5 rows and 3 columns)."""
+    _tile(torch.randn(40, 36, device=DEVICE)[5:, 3:])
+
+
 BUGGY = {
     "tail-overrun": ("out of bounds, inside the buffer", tail_overrun),
     "tail-overrun-own-allocation": ("out of bounds, own allocation", tail_overrun_own_allocation),
@@ -172,6 +259,7 @@ BUGGY = {
     "step-2-view-read-flat": ("outside the view, inside its span", step_2_view_read_flat),
     "racy-counter": ("race between programs", racy_counter),
     "racy-histogram": ("race between programs", racy_histogram),
+    "ticket-counter-relaxed": ("race between programs", ticket_counter_relaxed),
 }
 CORRECT = {
     "masked-copy": ("correct", masked_copy),
@@ -181,5 +269,8 @@ CORRECT = {
     "tile-on-an-expanded-input": ("correct", tile_on_an_expanded_input),
     "atomic-counter": ("correct", atomic_counter),
     "gather-valid-indices": ("correct", gather_valid_indices),
+    "tile-on-an-offset-view": ("correct", tile_on_an_offset_view),
+    "spin-lock": ("correct", spin_lock),
+    "ticket-counter": ("correct", ticket_counter),
 }
 CASES = {**BUGGY, **CORRECT}

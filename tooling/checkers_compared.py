@@ -89,6 +89,9 @@ KERNELS_ZH = {  # triton_checked.bench's kernels, for the Chinese table
     "reduction": "逐行求和，64 个 program，运行时循环 8 个 128 元素的块",
     "matmul": "128 x 128 x 128，16 个 program，32 x 32 的块，K 每步 32",
     "gather": "按索引取 2,048 行（每行 32 个元素），2,048 个 program",
+    "gather-2M": "从 210 万元素的表中按索引取 64 行（每行 64 个元素），64 个 program",
+    "gather-67M": "从 6,700 万元素的表中按索引取 64 行（每行 64 个元素），64 个 program",
+    "gather-100M": "从 1 亿元素的表中按索引取 64 行（每行 64 个元素），64 个 program",
 }
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 

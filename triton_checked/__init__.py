@@ -9,9 +9,12 @@ Bounds: every load, store and atomic checks each active (unmasked) lane against 
 pointer was derived from (its shape, strides and storage offset: an element inside the view's
 span that is not one of its elements is out of bounds too), and raises ``OutOfBounds`` (an
 ``IndexError``) naming the kernel line, the argument, the offset, the view's shape and strides and
-its nearest element, before the memory is touched. Races: per launch, which program stored and
-loaded each element; two programs storing the same element, or one loading what another stored,
-raises ``DataRace`` naming both programs and both lines. Atomics are never reported.
+its nearest element, before the memory is touched. Races: per launch, a happens-before record of
+which program stored and loaded each element, ordered by each atomic's ``sem`` and ``scope``
+(acquire, release, acq_rel order programs; relaxed and CTA-scoped atomics do not): two programs
+touching one element, one storing, unordered, raise ``DataRace`` naming both programs and both
+lines. So locks, ticket counters and flags built on atomics are understood; two atomics never race.
+Pointers a kernel loads from memory: ``checked(pointers_into=[tensors])`` or ``"live"``.
 
 Whole scripts: ``python -m triton_checked script.py`` (or ``TRITON_CHECKED=1`` and
 ``triton_checked.from_environment()``). In pytest: the ``checked_interpreter`` fixture.

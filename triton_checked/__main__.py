@@ -1,4 +1,4 @@
-"""``python -m triton_checked [--bounds-only] script.py [args...]``: run a script with every kernel checked.
+"""``python -m triton_checked [--bounds-only] [--allow-base | --allow-base-for NAMES] [--pointers-into live] script.py [args...]``: run a script with every kernel checked.
 
 The script runs unchanged, as ``__main__``, on Triton's interpreter (TRITON_INTERPRET=1 is set
 before Triton is imported). A report is printed as one block, without a traceback, with the line
@@ -20,6 +20,13 @@ def main(argv: list[str] | None = None, prog: str = "python -m triton_checked") 
     parser.add_argument("--bounds-only", action="store_true", help="check bounds, not races")
     parser.add_argument("--allow-base", action="store_true",
                         help="accept any address inside a tensor's whole allocation, not only its view's elements")
+    parser.add_argument("--allow-base-for", metavar="NAMES",
+                        help="the same for these arguments only (comma-separated names, e.g. x_ptr,w_ptr)")
+    parser.add_argument("--pointers-into", choices=["live"],
+                        help="addresses a kernel loads from memory (a tensor of data_ptr() values): check them "
+                        "against every CPU tensor alive at the launch (its whole allocation)")
+    parser.add_argument("--record-mib", type=int, metavar="MIB",
+                        help="the race record's budget per launch (default 1024); past it, bounds only")
     parser.add_argument("script", help="the script to run")
     parser.add_argument("script_args", nargs=argparse.REMAINDER, help="its arguments")
     args = parser.parse_args(argv)
@@ -33,7 +40,10 @@ def main(argv: list[str] | None = None, prog: str = "python -m triton_checked") 
     os.environ["TRITON_INTERPRET"] = "1"
     from .checker import DataRace, OutOfBounds, enable, launched_from
 
-    enable(allow_base=args.allow_base, races=not args.bounds_only)
+    allow_base = True if args.allow_base else (
+        {name.strip() for name in args.allow_base_for.split(",") if name.strip()} if args.allow_base_for else False)
+    enable(allow_base=allow_base, races=not args.bounds_only, pointers_into=args.pointers_into,
+           record_mib=args.record_mib)
     sys.argv = [args.script, *args.script_args]
     sys.path.insert(0, str(Path(args.script).resolve().parent))
     try:

@@ -1,7 +1,7 @@
 """``python -m triton_checked.bench``: the checks' overhead over Triton's plain interpreter.
 
-Four kernels, each launched on the interpreter with and without ``checked()`` (alternating, after
-one warm-up launch of each), ``--repeat`` times; the ratio of the medians is printed per kernel.
+Four kernels, and a gather from tables of 2.1 M, 67 M and 100 M elements, each launched on the interpreter with and without ``checked()`` (alternating, after
+one warm-up launch of each), ``--repeat`` times; the ratio of the medians of the process's CPU time is printed per kernel.
 ``--json PATH`` writes the result with what produced it (machine, versions, command, date).
 
     python -m triton_checked.bench                    # prints a table
@@ -66,7 +66,7 @@ def gather_rows(table_ptr, idx_ptr, out_ptr, D: tl.constexpr):
     tl.store(out_ptr + pid * D + cols, tl.load(table_ptr + row * D + cols))
 
 
-def _cases():
+def _cases(only=None):
     """name -> (what it is, a function that launches it once)."""
     n = 1024 * 128
     x, y, out = torch.randn(n), torch.randn(n), torch.empty(n)
@@ -78,7 +78,7 @@ def _cases():
     table = torch.randn(4096, 32)
     idx = torch.randint(0, 4096, (2048,))
     gathered = torch.empty(2048, 32)
-    return {
+    cases = {
         "elementwise": ("2x + y, 1,024 programs of 128", lambda: scale_add[(1024,)](x, y, out, n, BLOCK=128)),
         "reduction": ("row sums, 64 programs, a runtime loop of 8 blocks of 128",
                       lambda: row_sum_loop[(rows,)](m, sums, cols, m.stride(0), BLOCK=128)),
@@ -88,12 +88,26 @@ def _cases():
         "gather": ("2,048 rows of 32 gathered by index, 2,048 programs",
                    lambda: gather_rows[(2048,)](table, idx, gathered, D=32)),
     }
+    for name, table_rows, what in LARGE:  # 64 rows of 64 gathered from a large table: what a launch touches is small
+        if only and name not in only:
+            continue
+        big = torch.randn(table_rows, 64)
+        picks = torch.randint(0, table_rows, (64,))
+        out64 = torch.empty(64, 64)
+        cases[name] = (what, lambda big=big, picks=picks, out64=out64: gather_rows[(64,)](big, picks, out64, D=64))
+    return cases
+
+
+LARGE = [("gather-2M", 32_768, "64 rows of 64 gathered from a 2.1 M-element table, 64 programs"),
+         ("gather-67M", 1_048_576, "64 rows of 64 gathered from a 67 M-element table, 64 programs"),
+         ("gather-100M", 1_562_500, "64 rows of 64 gathered from a 100 M-element table, 64 programs")]
 
 
 def _time(launch) -> float:
-    began = time.perf_counter()
+    """CPU seconds of this process (not wall time: on a shared machine, other work does not count)."""
+    began = time.process_time()
     launch()
-    return time.perf_counter() - began
+    return time.process_time() - began
 
 
 def measure(repeat: int = 5, checker=None, only: list[str] | None = None) -> dict:
@@ -103,7 +117,7 @@ def measure(repeat: int = 5, checker=None, only: list[str] | None = None) -> dic
     else:
         checked = checker.checked
     results = {}
-    for name, (what, launch) in _cases().items():
+    for name, (what, launch) in _cases(only).items():
         if only and name not in only:
             continue
         launch()
@@ -134,7 +148,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m triton_checked.bench", description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5, help="launches of each kernel, each way (median)")
     parser.add_argument("--json", help="also write the results here")
-    parser.add_argument("--only", help="comma-separated kernels: elementwise,reduction,matmul,gather")
+    parser.add_argument("--only", help="comma-separated kernels: elementwise,reduction,matmul,gather,"
+                        + ",".join(name for name, _, _ in LARGE))
     parser.add_argument("--checker", help="a file with another checked() to measure instead")
     args = parser.parse_args(argv)
     torch.manual_seed(0)

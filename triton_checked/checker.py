@@ -1,8 +1,10 @@
 """The checks: Triton's interpreter, patched while ``checked()`` is active, checks every access.
 
 Each tensor argument of a launch gets a private fake base address, 2**44 bytes from the next
-one, so every pointer the kernel computes still says which argument it came from; the real
-address is put back only after the checks pass. Works with Triton 3.2 and newer, under the
+one (from 2**60 on), so every pointer the kernel computes still says which argument it came from;
+the real address is put back only after the checks pass. Addresses a kernel loads from memory
+(a tensor of ``data_ptr()`` values) are real ones: they are checked against the tensors given
+to ``pointers_into``. Races: ``races.py``. Works with Triton 3.2 and newer, under the
 interpreter (``TRITON_INTERPRET=1``).
 """
 
@@ -15,6 +17,7 @@ import sys
 
 import numpy as np
 
+from .races import OverBudget, Races
 from .views import view
 
 ENV = "TRITON_CHECKED"
@@ -23,6 +26,11 @@ SUPPORTED_FROM = (3, 2)
 _HALF = np.uint64(1 << (SEGMENT_BITS - 1))
 _SHIFT = np.uint64(SEGMENT_BITS)
 _HALF_INT = 1 << (SEGMENT_BITS - 1)
+# fake bases start at 2**60, far above any real (user-space) address, so an address a kernel loaded
+# from memory (a tensor of data_ptr() values) is never mistaken for an argument's
+_ORIGIN_SEGMENT = 1 << 16
+_FAKE_ORIGIN = _ORIGIN_SEGMENT << SEGMENT_BITS
+RECORD_BUDGET = int(os.environ.get("TRITON_CHECKED_RECORD_MIB", "1024")) << 20  # the race record's, per launch
 _RECORD_DEPTH = 5  # _kernel_site <- _record <- _check <- _access <- the patched builder method: skip those
 
 
@@ -40,15 +48,16 @@ class DataRace(RuntimeError):
 
 class _Argument:
     __slots__ = ("name", "tensor", "fake_base", "real_base", "delta", "element_size", "view", "byte_span",
-                 "storage_key", "storage_offset_bytes", "storage_nbytes", "shift")
+                 "storage_key", "storage_offset_bytes", "storage_nbytes", "shift", "allow_base", "registered")
 
-    def __init__(self, name, tensor, index):
+    def __init__(self, name, tensor, index, allow_base=False, registered=False):
         self.name = name
         self.tensor = tensor
         self.element_size = tensor.element_size()
         self.shift = self.element_size.bit_length() - 1 if self.element_size & (self.element_size - 1) == 0 else None
         self.real_base = tensor.data_ptr()
-        self.fake_base = (index + 1) << SEGMENT_BITS
+        # a tensor reached through an address the kernel loaded keeps its real base: nothing to translate
+        self.fake_base = self.real_base if registered else _FAKE_ORIGIN + ((index + 1) << SEGMENT_BITS)
         self.delta = np.uint64((self.real_base - self.fake_base) % (1 << 64))
         self.view = view(tuple(tensor.shape), tuple(tensor.stride()))
         self.byte_span = self.view.span * self.element_size
@@ -56,17 +65,8 @@ class _Argument:
         self.storage_key = storage.data_ptr()
         self.storage_offset_bytes = self.real_base - storage.data_ptr()
         self.storage_nbytes = storage.nbytes()
-
-
-class _Tracker:
-    """Who stored and who loaded each element of one storage during one launch."""
-    __slots__ = ("writer", "reader", "writer_site", "reader_site")
-
-    def __init__(self, size):
-        self.writer = np.zeros(size, dtype=np.int32)  # program + 1; 0: nobody
-        self.reader = np.zeros(size, dtype=np.int32)  # program + 1; 0: nobody; -1: several programs
-        self.writer_site = np.full(size, -1, dtype=np.int32)
-        self.reader_site = np.full(size, -1, dtype=np.int32)
+        self.allow_base = allow_base
+        self.registered = registered
 
 
 class _Launch:
@@ -75,16 +75,19 @@ class _Launch:
         self.names_by_id = {}  # id(host tensor) -> argument name
         self.arguments: list[_Argument] = []
         self.deltas = None
-        self.trackers: dict[tuple, _Tracker] = {}
-        self.sites: list[tuple] = []
-        self.site_ids: dict[tuple, int] = {}
+        self.races = None  # races.Races, made at the first recorded access
+        self.registered = None  # tensors reached through loaded addresses: (sorted starts, ends, _Arguments)
+        self.programs = 1
+        self.last_atomic = None  # (argument, storage indices) of the atomic being executed
 
 
 class _State:
     def __init__(self):
         self.depth = 0
-        self.allow_base = False
+        self.allow_base = False  # True, or a set of argument names
         self.races = True
+        self.pointers_into = None  # None, "live", or a list of tensors
+        self.budget = RECORD_BUDGET
         self.launch: _Launch | None = None
         self.originals: list[tuple] = []
 
@@ -126,7 +129,15 @@ def _require_supported():
 
 # -- where in the kernel ------------------------------------------------------------------------
 
-_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep  # with the separator: not triton_checked_x/
+_TESTS = _PACKAGE + "tests" + os.sep  # this package's own tests launch kernels like any user
+
+
+def _TRITON():
+    """Triton's package folder, with the separator: site-packages/triton_checked is not inside it."""
+    import triton
+
+    return os.path.dirname(os.path.abspath(triton.__file__)) + os.sep
 _machinery_cache: dict = {}
 
 
@@ -137,29 +148,44 @@ def _machinery(filename: str) -> bool:
         import triton
 
         path = os.path.abspath(filename)
-        known = (filename.startswith(os.path.dirname(triton.__file__)) or "/numpy/" in filename
-                 or filename.startswith("<frozen") or path.startswith(_PACKAGE))
+        known = (path.startswith(_TRITON()) or "/numpy/" in filename or filename.startswith("<frozen")
+                 or (path.startswith(_PACKAGE) and not path.startswith(_TESTS)))
         _machinery_cache[filename] = known
     return known
 
 
 def _kernel_site(skip=1):
-    """(file, line, function) of the innermost frame outside Triton, numpy and this package."""
-    frame = sys._getframe(skip)
+    """(file, line, function) of the innermost frame outside Triton, numpy and this package.
+
+    Walking frames is slow (each one is made into an object), so the distance from the first frame to
+    the kernel's is remembered per first frame, and tried first: the frames between are Triton's
+    own calls, the same every time a given Triton function calls the builder."""
+    known = _machinery_codes
+    start = sys._getframe(skip + 1).f_code
+    depth = _site_depths.get((skip, start))
+    if depth is not None:
+        try:
+            frame = sys._getframe(skip + 1 + depth)
+        except ValueError:
+            frame = None
+        if frame is not None and known.get(frame.f_code) is False and known.get(frame.f_back.f_code) is True:
+            return frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name
+    frame, walked = sys._getframe(skip + 1), 0
     while frame is not None:
         code = frame.f_code
-        if not _machinery(code.co_filename):
+        machinery = known.get(code)
+        if machinery is None:
+            machinery = known[code] = _machinery(code.co_filename)
+        if not machinery:
+            if walked:
+                _site_depths[skip, start] = walked
             return code.co_filename, frame.f_lineno, code.co_name
-        frame = frame.f_back
+        frame, walked = frame.f_back, walked + 1
     return "<unknown>", 0, "<unknown>"
 
 
-def _site_id(launch, site):
-    found = launch.site_ids.get(site)
-    if found is None:
-        found = launch.site_ids[site] = len(launch.sites)
-        launch.sites.append(site)
-    return found
+_site_depths: dict = {}  # (skip, code of the first frame) -> how many frames up the kernel's frame was
+_machinery_codes: dict = {}  # code object -> whether it is machinery: one lookup per frame
 
 
 def _describe_site(site):
@@ -179,6 +205,11 @@ def _linear(builder):
     x, y, z = builder.grid_idx
     nx, ny, _ = builder.grid_dim
     return int(x + nx * (y + ny * z))
+
+
+def _programs(builder):
+    nx, ny, nz = builder.grid_dim
+    return int(nx * ny * nz)
 
 
 def _unlinear(builder, pid):
@@ -207,33 +238,94 @@ def _access(builder, kind, ptrs, mask, access_size):
         if active.all():
             live = addresses
         elif not active.any():  # nothing is touched: any address will do
+            if kind == "atomic":
+                launch.last_atomic = []
             return addresses
         else:
             live = addresses[active]
     arguments = launch.arguments
+    if kind == "atomic":
+        launch.last_atomic = []
     low, high = int(live.min()), int(live.max())
-    first, last = (low + _HALF_INT) >> SEGMENT_BITS, (high + _HALF_INT) >> SEGMENT_BITS  # argument i: i + 1
-    if first == last:
-        if not 1 <= first <= len(arguments):
-            _raise_unknown(builder, kind, launch, live.size)
+    first = ((low + _HALF_INT) >> SEGMENT_BITS) - _ORIGIN_SEGMENT  # argument i: i + 1
+    last = ((high + _HALF_INT) >> SEGMENT_BITS) - _ORIGIN_SEGMENT
+    if first == last and 1 <= first <= len(arguments):
         argument = arguments[first - 1]
         _check(builder, kind, launch, argument, live, low - argument.fake_base, high - argument.fake_base,
                access_size)
         return addresses + argument.delta
-    segments = (live + _HALF) >> _SHIFT
-    if first < 1 or last > len(arguments):
-        bad = (segments < 1) | (segments > len(arguments))
-        _raise_unknown(builder, kind, launch, int(bad.sum()))
-    for number in np.unique(segments):
-        argument = arguments[int(number) - 1]
+    segments = ((live + _HALF) >> _SHIFT).astype(np.int64) - _ORIGIN_SEGMENT
+    ours = (segments >= 1) & (segments <= len(arguments))
+    for number in np.unique(segments[ours]).tolist():
+        argument = arguments[number - 1]
         lanes = live[segments == number]
         _check(builder, kind, launch, argument, lanes, int(lanes.min()) - argument.fake_base,
                int(lanes.max()) - argument.fake_base, access_size)
+    if not ours.all():
+        _check_loaded_addresses(builder, kind, launch, live[~ours], access_size)
     if launch.deltas is None:
-        launch.deltas = np.array([arguments[0].delta] + [a.delta for a in arguments] + [arguments[0].delta],
-                                 dtype=np.uint64)
-    every = np.minimum((addresses + _HALF) >> _SHIFT, np.uint64(len(arguments) + 1))
-    return addresses + launch.deltas[every.astype(np.intp)]  # masked-off lanes: never dereferenced
+        launch.deltas = np.array([0] + [a.delta for a in arguments] + [0], dtype=np.uint64)
+    every = ((addresses + _HALF) >> _SHIFT).astype(np.int64) - _ORIGIN_SEGMENT
+    every = np.where((every >= 1) & (every <= len(arguments)), every, 0)  # 0: a real address, kept
+    return addresses + launch.deltas[every]  # masked-off lanes: never dereferenced
+
+
+def _registered(launch):
+    """The tensors a kernel may reach through addresses it loaded: (starts, ends, _Arguments) by storage."""
+    if launch.registered is None:
+        wanted = _state.pointers_into
+        if wanted is None:
+            tensors = []
+        elif isinstance(wanted, str):  # "live": every tensor alive now, checked against its whole allocation
+            import gc
+
+            import torch
+
+            import warnings
+
+            with warnings.catch_warnings():  # isinstance() on some of torch's module proxies warns
+                warnings.simplefilter("ignore")
+                tensors = [t for t in gc.get_objects() if isinstance(t, torch.Tensor) and t.device.type == "cpu"]
+        else:
+            tensors = list(wanted)
+        whole = isinstance(wanted, str)
+        items = []
+        for position, tensor in enumerate(tensors):
+            try:
+                storage = tensor.untyped_storage()
+            except (RuntimeError, TypeError, NotImplementedError):
+                continue
+            if storage.nbytes() == 0:
+                continue
+            name = (f"alive at the launch, of shape {tuple(tensor.shape)}" if whole
+                    else f"pointers_into[{position}] (shape {tuple(tensor.shape)})")
+            argument = _Argument(name, tensor, 0, allow_base=whole, registered=True)
+            items.append((storage.data_ptr(), storage.data_ptr() + storage.nbytes(), argument))
+        if whole:  # one per allocation is enough when the whole allocation is valid
+            items = list({start: (start, end, a) for start, end, a in items}.values())
+        items.sort(key=lambda item: (item[0], -item[1]))
+        launch.registered = (np.array([i[0] for i in items], dtype=np.int64),
+                             np.array([i[1] for i in items], dtype=np.int64), [i[2] for i in items])
+    return launch.registered
+
+
+def _check_loaded_addresses(builder, kind, launch, lanes, access_size):
+    """Lanes whose address is no argument's: real addresses, loaded from memory; check them against the
+    tensors given to ``pointers_into``."""
+    starts, ends, arguments = _registered(launch)
+    real = lanes.view(np.int64)
+    slot = np.searchsorted(starts, real, side="right") - 1
+    found = (slot >= 0) & (real + access_size <= ends[np.maximum(slot, 0)]) if len(arguments) else \
+        np.zeros(real.shape, dtype=bool)
+    # a lane past the end of a tensor that other lanes of the access are in: an overrun of that tensor
+    owned = found | np.isin(slot, slot[found])
+    if not owned.all():
+        _raise_unknown(builder, kind, launch, int((~owned).sum()), int(real[~owned][0]))
+    for number in np.unique(slot).tolist():
+        argument = arguments[number]
+        these = lanes[slot == number]
+        _check(builder, kind, launch, argument, these, int(these.min()) - argument.fake_base,
+               int(these.max()) - argument.fake_base, access_size)
 
 
 def _check(builder, kind, launch, argument, lanes, low, high, access_size):
@@ -243,7 +335,7 @@ def _check(builder, kind, launch, argument, lanes, low, high, access_size):
     """
     high += access_size
     offsets = None
-    if _state.allow_base:
+    if argument.allow_base:
         start, end = -argument.storage_offset_bytes, argument.storage_nbytes - argument.storage_offset_bytes
         if low < start or high > end:
             offsets = lanes.view(np.int64) - argument.fake_base
@@ -258,11 +350,14 @@ def _check(builder, kind, launch, argument, lanes, low, high, access_size):
         valid = _in_view(argument, offsets, access_size)
         if not valid.all():
             _raise_out_of_bounds(builder, kind, launch, argument, offsets[~valid])
-    if _state.races and kind != "atomic":
-        # storage element index = (fake address - fake base + storage offset) / element size
-        index = lanes.view(np.int64) - (argument.fake_base - argument.storage_offset_bytes)
-        _record(builder, kind, launch, argument, index >> argument.shift if argument.shift is not None
-                else index // argument.element_size)
+    if _state.races:
+        # storage element index = (address - base + storage offset) / element size
+        index = lanes.reshape(-1).view(np.int64) - (argument.fake_base - argument.storage_offset_bytes)
+        index = index >> argument.shift if argument.shift is not None else index // argument.element_size
+        if kind == "atomic":
+            launch.last_atomic.append((argument, index))
+        else:
+            _record(builder, kind, launch, argument, index)
 
 
 def _in_view(argument, offsets, access_size):
@@ -275,19 +370,25 @@ def _in_view(argument, offsets, access_size):
     return valid
 
 
-def _raise_unknown(builder, kind, launch, lanes):
+def _raise_unknown(builder, kind, launch, lanes, address):
     site = _kernel_site()
+    if _state.pointers_into is None:
+        how = ("if the kernel loads its pointers from memory (a tensor of data_ptr() values), name the tensors "
+               "they point into: checked(pointers_into=[...]), or pointers_into=\"live\" "
+               "(python -m triton_checked --pointers-into live)")
+    else:
+        how = "it is in no tensor given to pointers_into"
     raise OutOfBounds(
         f"{kind} in kernel {launch.kernel_name} at {_describe_site(site)}\n"
-        f"  uses an address that does not come from any tensor argument "
-        f"(program {_program(builder)}, {lanes} active lane(s))")
+        f"  uses an address that does not come from any tensor argument ({address:#x}; "
+        f"program {_program(builder)}, {lanes} active lane(s)): {how}")
 
 
 def _raise_out_of_bounds(builder, kind, launch, argument, bad_offsets):
     site = _kernel_site()
     elements = np.sort(bad_offsets // argument.element_size)
     first, view = int(elements[0]), argument.view
-    if _state.allow_base:
+    if argument.allow_base:
         scope, verb = "its base allocation", "out of bounds"
         size = argument.storage_nbytes // argument.element_size
         start = -(argument.storage_offset_bytes // argument.element_size)
@@ -304,75 +405,160 @@ def _raise_out_of_bounds(builder, kind, launch, argument, bad_offsets):
     if elements.size > 1:
         more = f" ({elements.size} lanes {verb}, offsets {int(elements[0])}..{int(elements[-1])})"
     index, offset = view.nearest(first)
+    hint = ""
+    low, high = (-(argument.storage_offset_bytes // argument.element_size),
+                 (argument.storage_nbytes - argument.storage_offset_bytes) // argument.element_size) \
+        if argument.allow_base else (0, view.span)
+    for wrap in (1 << 32, -(1 << 32)):
+        if low <= first + wrap < high and low <= int(elements[-1]) + wrap < high:
+            hint = (f"\n  offset {first} {'+' if wrap > 0 else '-'} 2**32 = {first + wrap} is in bounds: an int32 offset "
+                    f"overflowed; compute it in int64 (e.g. row.to(tl.int64) * stride)")
+            break
     raise OutOfBounds(
         f"out-of-bounds {kind} in kernel {launch.kernel_name} at {_describe_site(site)}\n"
-        f"  argument {argument.name}: element offset {first}{more}; {where}\n"
+        f"  {'tensor' if argument.registered else 'argument'} {argument.name}: element offset {first}{more}; {where}\n"
         f"  view: {view.describe()} (in elements); nearest element {list(index)} at offset {offset}\n"
-        f"  program {_program(builder)}")
+        f"{_row_column_line(view, first)}"
+        f"  program {_program(builder)}{hint}")
+
+
+def _row_column_line(view, offset):
+    where = _where_in(view, offset)
+    if not where:
+        return ""
+    return f"  offset {offset} is at {where[2:-1]} (the view has {view.shape[0]} rows, {view.shape[1]} columns)\n"
+
+
+def _where_in(view, offset):
+    """' (row r, column c)' for an offset of a 2-D view whose strides tell rows from columns; else ''."""
+    if len(view.shape) != 2 or 0 in view.strides or view.strides[0] == view.strides[1]:
+        return ""
+    index = view.index_of(offset)
+    if index is None:
+        return ""
+    return f" (row {index[0]}, column {index[1]})"
 
 
 def _record(builder, kind, launch, argument, index):
-    """Note who touched each storage element ``index``; raise if another program stored or loaded it.
-
-    Trackers hold program + 1 (0: nobody); readers -1 when several programs loaded an element.
-    """
-    key = (argument.storage_key, argument.element_size)
-    tracker = launch.trackers.get(key)
-    if tracker is None:
-        tracker = launch.trackers[key] = _Tracker(argument.storage_nbytes // argument.element_size + 1)
-    if _state.allow_base:
-        index = index[(index >= 0) & (index < tracker.writer.size)]
-        if index.size == 0:
-            return
-    me = _linear(builder) + 1
-    writer = tracker.writer[index]
-    if int(writer.max()) != 0 and not int(writer.min()) == int(writer.max()) == me:  # stored before: by whom?
-        clash = (writer != 0) & (writer != me)
-        if clash.any():
-            at = index[clash][0]
-            _raise_race(builder, launch, argument, at, tracker.writer[at], tracker.writer_site[at], "stored",
-                        this_kind="stores" if kind == "store" else "loads")
-    reader = tracker.reader[index]
-    low, high = int(reader.min()), int(reader.max())
-    if kind == "store":
-        if high != 0 and not low == high == me:  # loaded before: by whom?
-            clash = (reader != 0) & (reader != me)
-            if clash.any():
-                at = index[clash][0]
-                _raise_race(builder, launch, argument, at, tracker.reader[at], tracker.reader_site[at], "loaded")
-        tracker.writer[index] = me
-        tracker.writer_site[index] = _site_id(launch, _kernel_site(_RECORD_DEPTH))
-    elif low == high == 0:  # nobody loaded these yet
-        tracker.reader[index] = me
-        tracker.reader_site[index] = _site_id(launch, _kernel_site(_RECORD_DEPTH))
-    elif not (low == high == me or low == high == -1):
-        fresh = reader == 0
-        tracker.reader[index] = np.where(fresh | (reader == me), me, -1)
-        if fresh.any():
-            tracker.reader_site[index[fresh]] = _site_id(launch, _kernel_site(_RECORD_DEPTH))
+    """Record an access of storage elements ``index`` in the launch's happens-before record (races.py);
+    raise ``DataRace`` if it races with another program's. Over the record's budget, or out of memory,
+    the rest of the launch is checked for bounds only, with a one-line notice."""
+    record = launch.races
+    if record is False:
+        return
+    try:
+        if record is None:
+            record = launch.races = Races(_programs(builder), _state.budget)
+        record.enter(_linear(builder))
+        clash = record.access((argument.storage_key, argument.element_size), index, kind,
+                              lambda: record.site_id(_kernel_site(_RECORD_DEPTH + 1)))
+    except (OverBudget, MemoryError):
+        _give_up_races(launch)
+        return
+    if clash is not None:
+        _raise_race(builder, launch, argument, index[clash.lane], clash, "stores" if kind == "store" else
+                    "loads" if kind == "load" else "changes (atomically)")
 
 
-def _raise_race(builder, launch, argument, storage_index, other, other_site, other_did, this_kind="stores"):
+def _give_up_races(launch):
+    launch.races = False
+    print(f"triton_checked: kernel {launch.kernel_name}: the race record would pass its "
+          f"{_state.budget >> 20} MiB budget (TRITON_CHECKED_RECORD_MIB); this launch is checked for bounds only",
+          file=sys.stderr)
+
+
+def _sem(value, default="acq_rel"):
+    name = getattr(value, "name", None) or str(value or default)
+    name = name.rsplit(".", 1)[-1].lower()
+    return {"acquire_release": "acq_rel"}.get(name, name)
+
+
+def _atomic_begin(builder, launch, sem, scope):
+    """Before an atomic executes: acquire (when its sem says so), and check it against plain accesses."""
+    touched, launch.last_atomic = launch.last_atomic or [], None
+    if not touched or launch.races is False or not _state.races:
+        return None
+    ordering = _sem(sem) if _sem(scope, "gpu") != "cta" else "relaxed"  # a CTA-scoped atomic orders no programs
+    try:
+        if launch.races is None:
+            launch.races = Races(_programs(builder), _state.budget)
+        record = launch.races
+        record.enter(_linear(builder))
+        if ordering in ("acquire", "acq_rel"):
+            for argument, index in touched:
+                record.acquire((argument.storage_key, argument.element_size), index)
+        for argument, index in touched:
+            clash = record.access((argument.storage_key, argument.element_size), index, "atomic",
+                                  lambda: record.site_id(_kernel_site(_RECORD_DEPTH)))
+            if clash is not None:
+                _raise_race(builder, launch, argument, index[clash.lane], clash, "changes (atomically)",
+                            depth=3)
+    except (OverBudget, MemoryError):
+        _give_up_races(launch)
+        return None
+    return touched if ordering in ("release", "acq_rel") else None
+
+
+def _atomic_end(launch, touched, swapped=None):
+    """After an atomic executed: release where it wrote (a compare-and-swap writes where it swapped)."""
+    if touched is None or launch.races in (None, False):
+        return
+    try:
+        record = launch.races
+        if swapped is not None and not swapped.all():
+            if not swapped.any():
+                touched = []
+            elif len(touched) == 1 and touched[0][1].size == swapped.size:
+                touched = [(touched[0][0], touched[0][1][swapped.reshape(-1)])]
+        for argument, index in touched:
+            record.release((argument.storage_key, argument.element_size), index)
+        if not touched:
+            record.epoch += 1
+    except (OverBudget, MemoryError):
+        _give_up_races(launch)
+
+
+def _raise_race(builder, launch, argument, storage_index, clash, this_kind, depth=2):
     element = int(storage_index) - argument.storage_offset_bytes // argument.element_size
-    site = _kernel_site()
-    other_program = "another program" if other == -1 else f"program {_unlinear(builder, int(other) - 1)}"
-    earlier = launch.sites[int(other_site)] if other_site >= 0 else ("<unknown>", 0, "<unknown>")
+    site = _kernel_site(depth)
+    other_program = f"program {_unlinear(builder, clash.program)}"
+    record = launch.races
+    earlier = record.sites[clash.site] if clash.site >= 0 else ("<unknown>", 0, "<unknown>")
+    view = argument.view
+    where = _where_in(view, element)
+    if len(view.shape) == 2 and not where and 0 not in view.strides:
+        index = view.index_of(element)
+        where = f" (index {list(index)})" if index is not None else ""
+    zero = [axis for axis, (size, stride) in enumerate(zip(view.shape, view.strides)) if stride == 0 and size > 1]
+    neighbours = abs(clash.program - _linear(builder)) == 1
+    if zero:
+        advice = (f"  {argument.name} is an expanded view: stride 0 in dimension {zero[0]} (shape {view.shape[zero[0]]}), "
+                  f"so its {view.shape[zero[0]]} {'rows' if zero[0] == 0 and len(view.shape) == 2 else 'slices'} are one "
+                  f"piece of memory and every program writing its own writes the same elements: store into a "
+                  f"tensor of its own (torch.empty(shape), or .contiguous())")
+    elif neighbours and site[:2] == earlier[:2] and this_kind == "stores" and clash.did == "stored":
+        advice = ("  neighbouring programs store through the same line: one program's block reaches into the next "
+                  "one's elements; check the mask (each dimension's: a column mask such as c < cols, not only "
+                  "the rows') and the block's bounds")
+    else:
+        advice = ("  programs of one launch may run in any order, or at the same time: use an atomic, give each "
+                  "element to one program, or order the two accesses (an acquire/release atomic: a lock, a flag, a "
+                  "ticket counter; sem=\"relaxed\" orders nothing)")
     raise DataRace(
-        f"data race in kernel {launch.kernel_name} on argument {argument.name}, element {element}:\n"
+        f"data race in kernel {launch.kernel_name} on argument {argument.name}, element {element}{where}:\n"
         f"  program {_program(builder)} {this_kind} it at {_describe_site(site)}\n"
-        f"  {other_program} {other_did} it at {_describe_site(earlier)}\n"
-        f"  programs of one launch may run in any order, or at the same time: use an atomic, or give each "
-        f"element to one program")
+        f"  {other_program} {clash.did} it at {_describe_site(earlier)}\n"
+        f"  view: {view.describe()} (in elements)\n"
+        f"{advice}")
 
 
 def launched_from(report: BaseException) -> str:
     """The line that launched the kernel a report is about: the last frame outside Triton before it."""
     import traceback
 
-    import triton
     launch = None
     for frame in traceback.extract_tb(report.__traceback__):
-        if frame.filename.startswith(os.path.dirname(triton.__file__)):
+        if os.path.abspath(frame.filename).startswith(_TRITON()):
             break
         if not _machinery(frame.filename):
             launch = frame
@@ -395,6 +581,13 @@ def _handle(ptrs, data):
     return clone
 
 
+def _sem_scope(args, kwargs):
+    """The (sem, scope) an atomic was built with: the builder's last two arguments."""
+    sem = kwargs.get("sem", args[0] if len(args) > 0 else None)
+    scope = kwargs.get("scope", args[1] if len(args) > 1 else None)
+    return sem, scope
+
+
 def _patched_builder(cls):
     load, store = cls.create_masked_load, cls.create_masked_store
     rmw, cas = cls.create_atomic_rmw, cls.create_atomic_cas
@@ -409,11 +602,22 @@ def _patched_builder(cls):
 
     def create_atomic_rmw(self, op, ptr, val, mask, *args, **kwargs):
         real = _access(self, "atomic", ptr, mask, _element_size(ptr))
-        return rmw(self, op, _handle(ptr, real), val, mask, *args, **kwargs)
+        launch = _state.launch
+        touched = _atomic_begin(self, launch, *_sem_scope(args, kwargs)) if launch is not None else None
+        result = rmw(self, op, _handle(ptr, real), val, mask, *args, **kwargs)
+        if launch is not None:
+            _atomic_end(launch, touched)
+        return result
 
     def create_atomic_cas(self, ptr, cmp, val, *args, **kwargs):
         real = _access(self, "atomic", ptr, None, _element_size(ptr))
-        return cas(self, _handle(ptr, real), cmp, val, *args, **kwargs)
+        launch = _state.launch
+        touched = _atomic_begin(self, launch, *_sem_scope(args, kwargs)) if launch is not None else None
+        result = cas(self, _handle(ptr, real), cmp, val, *args, **kwargs)
+        if launch is not None and touched is not None:
+            swapped = np.broadcast_to(np.asarray(result.data) == np.asarray(cmp.data), np.shape(real))
+            _atomic_end(launch, touched, swapped)
+        return result
 
     return {"create_masked_load": create_masked_load, "create_masked_store": create_masked_store,
             "create_atomic_rmw": create_atomic_rmw, "create_atomic_cas": create_atomic_cas}
@@ -441,8 +645,26 @@ def _argument_names(executor, args_hst, kwargs_hst):
     return names
 
 
-def enable(*, allow_base: bool = False, races: bool = True):
+def _options(allow_base, pointers_into, record_mib):
+    if allow_base not in (True, False):
+        if isinstance(allow_base, str) or not all(isinstance(name, str) for name in allow_base):
+            raise TypeError("allow_base is True, False, or a collection of argument names, e.g. {'x_ptr'}")
+        allow_base = frozenset(allow_base)
+    if isinstance(pointers_into, str):
+        if pointers_into != "live":
+            raise ValueError(f"pointers_into={pointers_into!r}: give a list of tensors, or \"live\"")
+    elif pointers_into is not None:
+        pointers_into = list(pointers_into)
+        bad = [type(t).__name__ for t in pointers_into if not hasattr(t, "untyped_storage")]
+        if bad:
+            raise TypeError(f"pointers_into takes tensors, not {bad[0]}")
+    budget = RECORD_BUDGET if record_mib is None else int(record_mib) << 20
+    return allow_base, pointers_into, budget
+
+
+def enable(*, allow_base=False, races: bool = True, pointers_into=None, record_mib=None):
     """Turn the checks on with these options (nestable); ``disable()`` undoes one ``enable()``."""
+    options = _options(allow_base, pointers_into, record_mib)
     interpreter = _require_supported()
     if _state.depth == 0:
         builder_cls = type(interpreter.interpreter_builder)
@@ -463,7 +685,9 @@ def enable(*, allow_base: bool = False, races: bool = True):
                 return converted
             name = launch.names_by_id.get(id(arg), f"pointer #{len(launch.arguments)}")
             tensor = arg if hasattr(arg, "untyped_storage") else arg.base  # a TensorWrapper wraps .base
-            argument = _Argument(name, tensor, len(launch.arguments))
+            allow = _state.allow_base
+            argument = _Argument(name, tensor, len(launch.arguments),
+                                 allow_base=allow is True or (allow is not False and name in allow))
             launch.arguments.append(argument)
             launch.deltas = None
             converted.handle.data = np.array([argument.fake_base], dtype=np.uint64)
@@ -492,7 +716,8 @@ def enable(*, allow_base: bool = False, races: bool = True):
         executor._init_args_hst = checked_init_args_hst
         executor.__call__ = checked_call
         _state.originals = originals
-    _state.allow_base, _state.races = allow_base, races
+    _state.allow_base, _state.pointers_into, _state.budget = options
+    _state.races = races
     _state.depth += 1
 
 
@@ -508,20 +733,25 @@ def disable():
 
 
 @contextlib.contextmanager
-def checked(*, allow_base: bool = False, races: bool = True):
+def checked(*, allow_base=False, races: bool = True, pointers_into=None, record_mib=None):
     """Bounds- and race-check every kernel launched under the interpreter inside the block.
 
     An access is valid when it addresses an element of the view the kernel was given (its shape,
     strides and storage offset), not merely a byte inside its span. ``allow_base=True`` accepts
-    any address inside the tensor's whole allocation (for kernels meant to read around a view);
-    ``races=False`` checks bounds only.
+    any address inside each tensor's whole allocation (for kernels meant to read around a view),
+    ``allow_base={"x_ptr"}`` only for the arguments named; ``races=False`` checks bounds only.
+    ``pointers_into=[tensors]``: the tensors a kernel reaches through addresses it loads from memory
+    (a tensor of ``data_ptr()`` values), checked against their views like arguments;
+    ``pointers_into="live"``: every CPU tensor alive at the launch, checked against its allocation.
+    ``record_mib``: the race record's budget per launch (default 1024, or TRITON_CHECKED_RECORD_MIB);
+    past it the launch is checked for bounds only, with a one-line notice.
     """
-    previous = (_state.allow_base, _state.races)
-    enable(allow_base=allow_base, races=races)
+    previous = (_state.allow_base, _state.races, _state.pointers_into, _state.budget)
+    enable(allow_base=allow_base, races=races, pointers_into=pointers_into, record_mib=record_mib)
     try:
         yield
     finally:
-        _state.allow_base, _state.races = previous
+        _state.allow_base, _state.races, _state.pointers_into, _state.budget = previous
         disable()
 
 

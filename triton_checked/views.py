@@ -84,6 +84,18 @@ class View:
 
     # -- for the report -------------------------------------------------------------------------
 
+    def index_of(self, offset: int) -> tuple | None:
+        """The index tuple whose element lies at ``offset`` (its first index may lie past the shape or
+        below 0, for an offset outside the view), or None when no index tuple lands exactly there."""
+        if not self.nested or not self.shape:
+            return None
+        axes = sorted((st, axis) for axis, (s, st) in enumerate(zip(self.shape, self.strides)) if s > 1 and st != 0)
+        result, rest = [0] * len(self.shape), int(offset)
+        for st, axis in reversed(axes):
+            result[axis] = rest // st
+            rest -= result[axis] * st
+        return tuple(result) if rest == 0 else None
+
     def nearest(self, offset: int) -> tuple[tuple, int]:
         """(index tuple, offset) of the view's element nearest to ``offset`` (the first on a tie)."""
         if self.numel == 0:

@@ -438,7 +438,7 @@ DIAGNOSTIC = re.compile(
     r"too (?:many|large|few|small|big|long)|out of|exceeds?|exceeded|overflows?|only|should|does not|doesn't|"
     r"is not|are not|missing|undefined|not (?:found|allowed|implemented|defined|recognized|a )|violat\w*|"
     r"conflict\w*|ambiguous|duplicate\w*|unrecognized|unreachable|unresolved|no such|deprecated|"
-    r"ignoring|insufficient|uses too much)\b", re.IGNORECASE)
+    r"ignoring|insufficient|uses too much|(?:has been|was|were|is) (?:dropped|removed)|please)\b", re.IGNORECASE)
 CODE = re.compile(r"::\w+\(|\[with |\[\w+ = |&&|\|\||==|!=|->|^\s*[.#%$@\\/{}]|\b(?:static|void|const|template)\b "
                   r"|\.(?:cpp|h|td|inc|py)\b|__\w+__|[;{}]\s*$")
 WORD = re.compile(r"[A-Za-z][a-z]+")
@@ -454,7 +454,8 @@ def is_diagnostic(text: str) -> bool:
     - is not code: no C++ signature (``::f(``, ``[with T = ...]``), no ``&&``/``||``/``==``/``->``
       (assert expressions, PTX templates), no leading ``.``/``#``/``%``/path, no file suffix;
     - says what went wrong: it holds a diagnostic word (``DIAGNOSTIC``: expected, failed,
-      unsupported, invalid, cannot, must, requires, unknown, mismatch, out of, only, ...), which
+      unsupported, invalid, cannot, must, requires, unknown, mismatch, out of, only, has been dropped,
+      please, ...), which
       option help texts, pass names and statistics lack.
     """
     if len(text) > MAX_TEXT or "\n" in text.strip() or not (text[0].isalnum() or text[0] in "'\"`"):

@@ -162,18 +162,12 @@ def run_matrix(args) -> int:
     return run(_root("matrix", announce=True), versions, args.only)
 
 
-def checked_arguments(parser) -> None:
-    parser.add_argument("--bounds-only", action="store_true", help="check bounds, not races")
-    parser.add_argument("script", help="the script to run")
-    parser.add_argument("script_args", nargs=argparse.REMAINDER, help="its arguments")
-
-
-def run_checked(args) -> int:
-    """``python -m triton_checked`` under another name: the script runs on the interpreter, checked."""
+def run_checked(options: list[str]) -> int:
+    """``python -m triton_checked`` under another name, with all its options: the script runs on the
+    interpreter, checked."""
     from triton_checked.__main__ import main
 
-    return main([*(["--bounds-only"] if args.bounds_only else []), args.script, *args.script_args],
-                prog="triton-faq checked")
+    return main(options, prog="triton-faq checked")
 
 
 def run_catalogue(options: list[str]) -> int:
@@ -227,8 +221,8 @@ COMMANDS = (
     Command("catalogue", "rebuild the catalogue of Triton's messages from its released wheels "
                          "(data/messages/catalogue.json.gz); `triton-faq catalogue --help` for its options",
             run_catalogue, own_options=True),
-    Command("checked", "run a Python script with every kernel bounds- and race-checked under the interpreter",
-            run_checked, checked_arguments),
+    Command("checked", "run a Python script with every kernel bounds- and race-checked under the interpreter "
+                       "(`triton-faq checked --help` for its options)", run_checked, own_options=True),
     Command("doctor", "check the installed torch, Triton, NumPy, GPU, driver, ptxas and cache directory, and name "
                       "the entry for each problem", run_doctor, doctor_arguments),
     Command("lint", "check Triton kernels and their host code for the handbook's pitfalls, statically (no GPU, "

@@ -33,7 +33,7 @@ from .fetch import FetchError, fetched_once
 DATA = Path("data") / "version-matrix.json"
 CACHE = Path(".cache") / "matrix"
 CHECKER_FILES = (Path("triton_checked") / "checker.py", Path("triton_checked") / "views.py",
-                 Path("tests") / "test_checked.py")
+                 Path("triton_checked") / "races.py", Path("triton_checked") / "tests" / "test_checked.py")
 OLDEST = (3, 2)
 COMMAND = "triton-faq matrix"
 

@@ -14,7 +14,6 @@ import textwrap
 import pytest
 import torch
 
-from triton_faq import backend
 from triton_checked import CheckedModeUnavailable, DataRace, OutOfBounds, checked
 
 import triton
@@ -23,6 +22,7 @@ import triton.language as tl
 pytestmark = pytest.mark.interpreter  # the checks run kernels under Triton's interpreter
 
 HERE = os.path.relpath(__file__)
+PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # triton_checked/
 
 
 @triton.jit
@@ -437,29 +437,6 @@ SCRIPT = textwrap.dedent("""
 """)
 
 
-def _run(args, env_extra, tmp_path):
-    script = tmp_path / "script.py"
-    script.write_text(SCRIPT)
-    env = {**os.environ, "TRITON_FAQ_BACKEND": "interpreter", **env_extra}
-    return subprocess.run([*args, str(script)], capture_output=True, text=True, env=env, timeout=120, cwd=tmp_path)
-
-
-def test_environment_variable_checks_a_whole_script(tmp_path):
-    result = _run([sys.executable, "-c", "import sys, runpy, triton_faq.backend; runpy.run_path(sys.argv[1])"],
-                  {"TRITON_FAQ_CHECKED": "1"}, tmp_path)
-    assert result.returncode == 1 and "finished" not in result.stdout
-    assert "OutOfBounds: out-of-bounds load in kernel copy" in result.stderr
-    assert "argument x_ptr: element offset 100" in result.stderr
-
-
-def test_command_runs_a_script_unchanged_and_prints_the_report_without_a_traceback(tmp_path):
-    result = _run([sys.executable, "-m", "triton_faq", "checked"], {}, tmp_path)
-    assert result.returncode == 1, result.stderr
-    assert result.stderr.startswith("triton-faq checked: OutOfBounds: out-of-bounds load in kernel copy")
-    assert "launched from script.py:9 in <module>" in result.stderr
-    assert "Traceback" not in result.stderr
-
-
 def test_triton_ships_its_race_detector_gsan_from_3_8_on():
     """docs/*/debugging/checkers-compared.md#races: triton.experimental.gsan is in Triton 3.8 and later, not before
     (the version matrix runs this against each release)."""
@@ -476,39 +453,46 @@ def test_triton_ships_its_race_detector_gsan_from_3_8_on():
 def test_importing_the_package_changes_nothing():
     result = subprocess.run([sys.executable, "-c", "import sys, triton_checked; "
                              "print(sorted(m for m in ('triton', 'numpy', 'torch') if m in sys.modules))"],
-                            capture_output=True, text=True, timeout=60, cwd=os.path.dirname(os.path.dirname(__file__)))
+                            capture_output=True, text=True, timeout=60, cwd=os.path.dirname(PACKAGE))
     assert result.stdout.strip() == "[]", result.stderr
 
 
-def test_a_bad_environment_value_is_one_line(tmp_path):
-    result = _run([sys.executable, "-c", "import triton_faq.backend"], {"TRITON_FAQ_CHECKED": "maybe"}, tmp_path)
-    assert result.returncode == 1
-    assert result.stderr.strip() == ("triton-faq: TRITON_FAQ_CHECKED='maybe' is not understood: "
-                                     "use 1 (bounds and races), bounds, or 0")
-
-
 def test_the_package_installs_with_pip_and_works_outside_the_repository(tmp_path):
-    """pip install ./triton_checked; then, from a folder outside the repository: the package, its
-    command (the report without a traceback), and its pytest fixture (loaded by pytest itself, no -p)."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    source, target, work = tmp_path / "triton_checked", tmp_path / "installed", tmp_path / "work"
+    """pip install ./triton_checked (not editable) beside Triton and a kernel package named triton_*, as in
+    one site-packages; then, from a folder outside the repository: the package, its command (the report
+    at the kernel's own line, launched from the script's line, without a traceback), and its pytest
+    fixture (loaded by pytest itself, no -p)."""
+    source, target, work = tmp_path / "triton_checked", tmp_path / "site-packages", tmp_path / "work"
     work.mkdir()
-    shutil.copytree(os.path.join(root, "triton_checked"), source,  # a copy: the build leaves no files in the clone
-                    ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
+    shutil.copytree(PACKAGE, source,  # a copy: the build leaves no files in the clone
+                    ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__", "tests"))
     subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps",
                     "--no-build-isolation", "--no-compile", "--target", str(target), str(source)],
                    check=True, capture_output=True, text=True, timeout=300)
+    # site-packages/triton beside site-packages/triton_checked and site-packages/triton_mykernels: the names
+    # share the prefix "site-packages/triton"
+    (target / "triton").symlink_to(os.path.dirname(triton.__file__), target_is_directory=True)
+    (target / "triton_mykernels").mkdir()
+    (target / "triton_mykernels" / "__init__.py").write_text(KERNELS)
     env = {k: v for k, v in os.environ.items() if not k.startswith("TRITON_FAQ")}
     env.update(PYTHONPATH=str(target), TRITON_INTERPRET="1")
-    found = subprocess.run([sys.executable, "-c", "import triton_checked; print(triton_checked.__file__)"],
-                           capture_output=True, text=True, env=env, timeout=60, cwd=work)
-    assert found.stdout.strip() == str(target / "triton_checked" / "__init__.py"), found.stderr
+    found = subprocess.run([sys.executable, "-c", "import triton, triton_checked; print(triton_checked.__file__); "
+                            "print(triton.__file__)"], capture_output=True, text=True, env=env, timeout=60, cwd=work)
+    assert found.stdout.split() == [str(target / "triton_checked" / "__init__.py"),
+                                    str(target / "triton" / "__init__.py")], found.stderr
     (work / "script.py").write_text(SCRIPT)
     command = subprocess.run([sys.executable, "-m", "triton_checked", "script.py"], capture_output=True, text=True,
                              env=env, timeout=120, cwd=work)
     assert command.returncode == 1 and command.stderr.startswith(
         "triton_checked: OutOfBounds: out-of-bounds load in kernel copy"), command.stderr
     assert "launched from script.py:9 in <module>" in command.stderr and "Traceback" not in command.stderr
+    (work / "packaged.py").write_text("import torch\nfrom triton_mykernels import copy\n\n"
+                                      "copy[(2,)](torch.randn(100), torch.zeros(128), BLOCK=64)\n")
+    command = subprocess.run([sys.executable, "-m", "triton_checked", "packaged.py"], capture_output=True,
+                             text=True, env=env, timeout=120, cwd=work)
+    assert command.returncode == 1, command.stderr
+    assert f"in kernel copy at {target / 'triton_mykernels' / '__init__.py'}:7 in copy" in command.stderr
+    assert "launched from packaged.py:4 in <module>" in command.stderr
     (work / "test_fixture.py").write_text(textwrap.dedent("""
         import pytest, torch
         import triton, triton.language as tl
@@ -526,3 +510,32 @@ def test_the_package_installs_with_pip_and_works_outside_the_repository(tmp_path
     tests = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_fixture.py"],
                            capture_output=True, text=True, env=env, timeout=120, cwd=work)
     assert tests.returncode == 0 and "1 passed" in tests.stdout, tests.stdout + tests.stderr
+
+
+KERNELS = """import triton
+import triton.language as tl
+
+@triton.jit
+def copy(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs))
+"""
+
+
+def test_the_tests_run_without_the_handbook(tmp_path):
+    """The package's tests import nothing of the handbook: run from a copy of the package alone."""
+    copy = tmp_path / "triton_checked"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__", "build", "*.egg-info"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TRITON_FAQ") and k != "TRITON_INTERPRET"}
+    env["PYTHONPATH"] = str(tmp_path)
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x",
+                             "tests/test_patterns.py", "-k", "spin_lock or int32 or column_mask"],
+                            capture_output=True, text=True, env=env, timeout=300, cwd=copy)
+    assert result.returncode == 0 and " passed" in result.stdout, result.stdout[-2000:] + result.stderr[-2000:]
+    for folder, _, files in os.walk(PACKAGE):
+        for name in files:
+            if name.endswith(".py"):
+                with open(os.path.join(folder, name), encoding="utf-8") as stream:
+                    text = stream.read()
+                handbook = "triton" + "_faq"  # spelt apart so that this line does not find itself
+                assert f"import {handbook}" not in text and f"from {handbook}" not in text, name
