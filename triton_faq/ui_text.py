@@ -70,12 +70,10 @@ STRINGS: dict[str, dict[str, str]] = {
                                      "this entry's tests passed, {failed} failed, {skipped} skipped "
                                      "(interpreter-only).",
         "gpu_test_runs.checked.none": " Not yet run on a GPU.",
-        # hooks/search_per_language.py: the search index's word separator (a regular expression)
-        "search_per_language.separator": r"[\s\-_,:;!=\[\]()\"'`/|<>{{}}]+|\.(?!\d)",
         # words a question is full of that find nothing: dropped from the query before it is searched
-        # (space-separated; overrides/main.html; a query of nothing but these is searched as typed)
-        "search_per_language.stop_words": "a an the is are am was were be been being i me my we our you your it its "
-                                          "this that these those how what why when where which who do does did doing "
+        # (space-separated; hooks/search.py hands them to overrides/main.html; a query of nothing but these is searched as typed)
+        "search.stop_words": "a an the is are am was were be been being i me my we our you your it its "
+                             "this that these those how what why when where which who do does did doing "
                                           "can could should would will to of in on at for with about into by and or "
                                           "but so if not no any some there get got keep keeps",
         # hooks/version_matrix.py
@@ -227,12 +225,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "gpu_test_runs.checked.gpu": "{day} 在 {gpu}（CUDA {cuda}，torch {torch}，Triton {triton}）上：本条目的测试"
                                      "通过 {passed} 个，失败 {failed} 个，跳过 {skipped} 个（仅限解释器的测试）。",
         "gpu_test_runs.checked.none": "尚未在 GPU 上运行。",
-        # hooks/search_per_language.py: the search index's word separator (a regular expression)
-        "search_per_language.separator": r"[\s\u200b\-_,:;!=\[\]()\"'`/|<>{{}}，。：；！？、（）《》“”‘’]+|\.(?!\d)",
-        # 问句里找不到任何东西的词：搜索前从查询里去掉（空格分隔；overrides/main.html；只剩这些词的查询按原样搜索）
-        "search_per_language.stop_words": "为什么 为啥 怎么办 怎么样 怎么 怎样 如何 什么 是不是 有没有 能不能 会不会 "
-                                          "可不可以 我的 我们 我 你 他 它 这个 那个 这样 那样 一下 一直 总是 还是 但是 就是 "
-                                          "只是 是否 不是 不会 不了 为了 请问 里 的 了 吗 呢 吧 啊 呀 嘛 么 是 会 都 就 也 还 又 却 想",
+        # 问句里找不到任何东西的词：搜索前从查询里去掉（空格分隔；hooks/search.py 交给 overrides/main.html；只剩这些词的查询按原样搜索）
+        "search.stop_words": "为什么 为啥 怎么办 怎么样 怎么 怎样 如何 什么 是不是 有没有 能不能 会不会 "
+                             "可不可以 我的 我们 我 你 他 它 这个 那个 这样 那样 一下 一直 总是 还是 但是 就是 "
+                             "只是 是否 不是 不会 不了 为了 请问 里 的 了 吗 呢 吧 啊 呀 嘛 么 是 会 都 就 也 还 又 却 想",
         # hooks/version_matrix.py
         "version_matrix.heading": "在哪些 Triton 版本上成立 {{ #triton-versions }}",
         "version_matrix.intro": "本页中解释器能检查的每条说法，都在 Triton {first} 到 {last} 的每个版本（{versions}）上"
