@@ -5,19 +5,24 @@ For the entry whose reader's file is ``snippets/<topic>/<name>.py``:
 * ``downloads/<topic>/<name>.py``: that file, byte for byte;
 * ``notebooks/<topic>/<name>.ipynb`` (``zh/notebooks/...`` in Chinese): the same code in cells, with
   the outputs of a run on Triton's interpreter (``triton_faq.download.run_alone``: outside the
-  repository, without the handbook's tooling, cached by content). Both languages get the same
+  repository, without the handbook's tooling), as ``triton-faq record`` recorded them in
+  data/recorded-runs.json (run now only for a file whose recording is stale). Both languages get the same
   notebook (its first cell speaks both);
-* ``notebooks/<topic>/<name>/``: a page that shows the notebook, cell by cell with each cell's output,
-  in the reader's language, with a button to download it and a link back to the entry. It is
-  written as Markdown and built like every page (no notebook converter: converting 59 notebooks
-  took most of a build), and left out of search (its code is on the entry page already).
+* ``notebooks/<topic>/<name>/``: the notebook rendered by mkdocs-jupyter (the stack's notebook
+  renderer; mkdocs.yml lets it take only these notebooks), under a line in the reader's language with
+  a button to download it and a link back to the entry; left out of search (its code is on the entry
+  page already). mkdocs-jupyter keeps each conversion in ``.cache/mkdocs-jupyter``, keyed by the
+  notebook's bytes and its options, so a notebook is converted again only when it changes. It reads
+  notebooks from files: they are written under ``.cache/notebook-pages`` (rewritten only when they
+  change).
 
 The entry page gets a button for each under its ``{ #run-it }`` heading. Nothing is written to
-docs/: the generated files exist for the length of the build.
+docs/.
 """
 
 from __future__ import annotations
 
+import html
 import json
 import posixpath
 import re
@@ -25,11 +30,13 @@ from pathlib import Path
 
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files, InclusionLevel
+from mkdocs_jupyter.plugin import NotebookFile
 
-from triton_faq import download, handbook, ui_text
+from triton_faq import download, handbook, recorded, ui_text
 from triton_faq.handbook.schema import RUN_IT
 _generated: dict[str, tuple[File, File]] = {}  # entry page src_uri -> (script, notebook page)
-_notebooks: dict[str, str] = {}  # notebook page src_uri -> its Markdown
+_notebooks: dict[str, tuple[str, str, str]] = {}  # notebook page src_uri -> (language, .ipynb, entry page), relative
+PAGES = Path(".cache") / "notebook-pages"  # the notebooks mkdocs-jupyter renders, as files
 
 
 def page_url(view: handbook.EntryView) -> str:
@@ -66,29 +73,22 @@ def insert(markdown: str, addition: str, where: str) -> str:
     return markdown[: heading.end()] + "\n\n" + addition + markdown[heading.end():]
 
 
-def fence(kind: str, text: str, title: str = "") -> str:
-    """A fenced block, titled if ``title``, that no run of backticks inside ``text`` can close."""
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    ticks = "`" * max(3, longest + 1)
-    label = f' title="{title}"' if title else ""
-    return f"{ticks}{kind}{label}\n{text.rstrip(chr(10))}\n{ticks}\n"
+def notebook_header(language: str, ipynb: str, entry_page: str) -> str:
+    """The HTML above a rendered notebook: download it, back to the entry, what it is."""
+    return (f'<p><a class="md-button" href="{html.escape(ipynb)}" download="{html.escape(posixpath.basename(ipynb))}">'
+            f"{html.escape(ui_text.text(language, 'downloads.download_notebook', name=posixpath.basename(ipynb)))}</a> "
+            f'<a class="md-button" href="{html.escape(entry_page)}">{html.escape(ui_text.text(language, "downloads.back"))}</a></p>\n'
+            f"<p>{html.escape(ui_text.text(language, 'downloads.intro'))}</p>\n")
 
 
-def notebook_page(book: dict, language: str, title: str, ipynb: str, entry_page: str) -> str:
-    """The Markdown of the page that shows ``book``: each code cell, then what it printed."""
-    lines = [f"# {title}", "",
-             f"[{ui_text.text(language, 'downloads.download_notebook', name=ipynb)}]({ipynb})"
-             f'{{ .md-button download="{ipynb}" }} '
-             f"[{ui_text.text(language, 'downloads.back')}]({entry_page}){{ .md-button }}", "",
-             ui_text.text(language, "downloads.intro"), ""]
-    for cell in book["cells"]:
-        if cell["cell_type"] != "code":
-            continue
-        lines.append(fence("python", "".join(cell["source"])))
-        for output in cell["outputs"]:
-            label = "downloads.output" if output["name"] == "stdout" else "downloads.errors"
-            lines.append(fence("text", output["text"], ui_text.text(language, label)))
-    return "\n".join(lines)
+def write_if_changed(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` unless it holds it already (whole or not at all)."""
+    if path.is_file() and path.read_text(encoding="utf-8") == text:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(text, encoding="utf-8")
+    partial.replace(path)
 
 
 @event_priority(-150)  # after mkdocs-static-i18n (-100) has kept this build's language only
@@ -102,7 +102,10 @@ def on_files(files: Files, config):
         pages = {language: page for language, page in pages.items() if page is not None}
         if pages:
             entries.append((entry, pages))
-    runs = download.run_alone(root, [entry.snippet for entry, _ in entries], "interpreter")
+    runs = {str(entry.snippet): recorded.reader_outputs(root, entry.snippet.as_posix()) for entry, _ in entries}
+    unrecorded = [Path(name) for name, outputs in runs.items() if outputs is None]  # run now (needs torch)
+    if unrecorded:
+        runs.update(download.run_alone(root, unrecorded, "interpreter"))
     for entry, pages in entries:
         snippet = entry.snippet.as_posix()
         source = (root / snippet).read_bytes()
@@ -114,15 +117,17 @@ def on_files(files: Files, config):
         for language, page in pages.items():
             prefix = loaded.site.url_path("index", language)  # the default language has none
             ipynb = File.generated(config, f"{prefix}notebooks/{relative}.ipynb", content=text)
-            here = posixpath.dirname(ipynb.src_uri)
-            markdown = notebook_page(book, language, f"{entry.id} · {entry.view(language).heading}", posixpath.basename(ipynb.src_uri),
-                                     posixpath.relpath(page.src_uri, here))
-            shown = File.generated(config, f"{prefix}notebooks/{relative}.md", content=markdown,
-                                   inclusion=InclusionLevel.NOT_IN_NAV)
+            src_uri = f"{prefix}notebooks/{relative}/index.ipynb"  # its page: notebooks/<topic>/<name>/
+            write_if_changed(root / PAGES / src_uri, text)
+            shown = NotebookFile(File(src_uri, str(root / PAGES), config["site_dir"], config["use_directory_urls"],
+                                      inclusion=InclusionLevel.NOT_IN_NAV),
+                                 config["use_directory_urls"], config["site_dir"])
+            shown.inclusion = InclusionLevel.NOT_IN_NAV  # the wrapper answers for itself, not for the file it wraps
+            _notebooks[shown.src_uri] = (language, posixpath.relpath(ipynb.src_uri, posixpath.dirname(src_uri)),
+                                         posixpath.relpath(page.url, shown.url) + "/")
             files.append(ipynb)
             files.append(shown)
             _generated[page.src_uri] = (script, shown)
-            _notebooks[shown.src_uri] = markdown
     return files
 
 
@@ -137,3 +142,8 @@ def on_page_markdown(markdown, page, config, files):
     language = page.file.src_uri.split("/", 1)[0]
     return insert(markdown, buttons(language, page.file.src_uri, script, notebook), page.file.src_uri)
 
+
+def on_page_content(content, page, config, files):
+    if page.file.src_uri not in _notebooks:
+        return content
+    return notebook_header(*_notebooks[page.file.src_uri]) + content

@@ -34,6 +34,13 @@ def table(rows, language, notes=None):
     return "\n".join(lines)
 
 
+def backend(recorded: str, language: str) -> str:
+    """Where the matrix ran, in the page's language (the data records it in English)."""
+    if recorded.startswith("interpreter"):
+        return ui_text.text(language, "version_matrix.backend_interpreter")
+    return recorded
+
+
 def render(data: dict | None, entry_id: str, language: str, notes: dict | None = None) -> str:
     def text(key, **values):
         return ui_text.text(language, f"version_matrix.{key}", **values)
@@ -45,7 +52,7 @@ def render(data: dict | None, entry_id: str, language: str, notes: dict | None =
     versions, prov = data["versions"], data["provenance"]
     out.append(text("intro", first=versions[0], last=versions[-1], versions=", ".join(versions),
                     day=row.get("date", prov["date"]), command=f"{COMMAND} --only {entry_id}",
-                    backend=prov["backend"], python=prov["python"], torch=prov["torch"]))
+                    backend=backend(prov["backend"], language), python=prov["python"], torch=prov["torch"]))
     out.append("")
     rows = [(name, *verdict(outcomes, versions, language)) for name, outcomes in row["tests"].items()]
     changed = [(name, sentence) for name, sentence, differs in rows if differs or name in (notes or {})]
@@ -72,7 +79,7 @@ def render_checker(data: dict | None, language: str) -> str:
         return text("checker_missing", command=f"{COMMAND} --only checker") + "\n"
     versions, prov = data["versions"], data["provenance"]
     out = [text("checker_intro", first=versions[0], last=versions[-1], versions=", ".join(versions),
-                day=row.get("date", prov["date"]), command=f"{COMMAND} --only checker", backend=prov["backend"],
+                day=row.get("date", prov["date"]), command=f"{COMMAND} --only checker", backend=backend(prov["backend"], language),
                 python=prov["python"], torch=prov["torch"]), ""]
     rows = [(name, *verdict(outcomes, versions, language)) for name, outcomes in row["tests"].items()]
     changed = [(name, sentence) for name, sentence, differs in rows if differs]

@@ -79,7 +79,8 @@ def test_check_reports_every_problem_with_file_and_line(site_copy):
 def test_check_holds_pages_to_the_answer_first_shape(site_copy):
     en = site_copy / PAGE.format("en")
     text = en.read_text()
-    answer_fence = text[text.index("```python"):text.index("```\n", text.index("```python")) + 4]
+    start = text.index("\n```python\n") + 1  # the fix, under the fold with the file's first lines
+    answer_fence = text[start:text.index("```\n", start + 4) + 4]
     text = text.replace(answer_fence, "", 1).replace("## Why { #why }", "## Why { #why }\n\n" + answer_fence, 1)
     text = text.replace('??? quote "Holds: ', '??? quote "Mostly right: ', 1)
     text = text.replace("## How we know { #how-we-know }", "## Proof { #proof }", 1)
@@ -89,6 +90,34 @@ def test_check_holds_pages_to_the_answer_first_shape(site_copy):
     assert any("a claim's title starts with its verdict" in p and "Mostly right" in p for p in problems)
     assert any("no '## ... { #how-we-know }' section" in p for p in problems)
     assert any("test code outside a fold" in p for p in problems)
+
+
+def test_check_keeps_the_fix_alone_and_in_the_first_screen(site_copy):
+    en, zh = site_copy / PAGE.format("en"), site_copy / PAGE.format("zh")
+    text = en.read_text()
+    fix = '```python\n--8<-- "snippets/garbage_values/masked_load_without_other.py:fix"\n```\n'
+    en.write_text(text.replace(fix, fix.replace(':fix"', ':prelude"\n\n--8<-- "snippets/garbage_values/'
+                                                       'masked_load_without_other.py:fix"'), 1))
+    long_answer = "A long answer that goes on and on about the reduction and its identity. " * 30
+    zh.write_text(zh.read_text().replace("\n??? info", f"\n{long_answer}\n\n??? info", 1))
+    problems = check(site_copy)
+    assert any(p.startswith(PAGE.format("en")) and "shows the fix alone: include only the 'fix' section" in p
+               for p in problems)
+    assert any(p.startswith(PAGE.format("zh")) and "below the first screen" in p for p in problems)
+
+
+def test_check_rejects_an_unfilled_scaffold_placeholder(site_copy):
+    en = site_copy / PAGE.format("en")
+    en.write_text(en.read_text().replace("## Symptom { #symptom }", "The proof lives in `{proof}`.\n\n## Symptom { #symptom }", 1))
+    problems = check(site_copy)
+    assert any(p.startswith(PAGE.format("en")) and "unfilled scaffold placeholder '{proof}'" in p for p in problems)
+
+
+def test_a_new_entry_names_its_proof(site_copy):
+    written = new("new-topic/my-question", site_copy)
+    for page in written[:4]:
+        assert "{" + "proof}" not in (site_copy / page).read_text()
+    assert not [p for p in check(site_copy) if "unfilled scaffold placeholder" in p]
 
 
 def test_check_holds_the_readers_file_to_torch_and_triton(site_copy):

@@ -88,7 +88,7 @@ def test_a_per_language_table_is_allowed():
 def test_the_guard_reads_every_product_module():
     names = {path.relative_to(ROOT).as_posix() for path in PRODUCT}
     assert {"triton_faq/explain.py", "triton_faq/validate.py", "triton_faq/parity.py", "triton_faq/scaffold.py",
-            "triton_faq/cli.py", "hooks/search_per_language.py", "conftest.py"} <= names
+            "triton_faq/cli.py", "hooks/search.py", "conftest.py"} <= names
     assert not any(name.startswith("triton_faq/handbook/") for name in names)
 
 

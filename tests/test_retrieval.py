@@ -48,7 +48,7 @@ def test_noise_is_removed_before_scoring():
 
 def test_the_stop_words_are_the_site_searchs():
     for language in ("en", "zh"):
-        assert set(interface.text(language, "search_per_language.stop_words").split()) <= retrieval.STOP
+        assert set(interface.text(language, "search.stop_words").split()) <= retrieval.STOP
 
 
 def test_chinese_is_segmented_and_meets_chinese_pages():

@@ -60,15 +60,16 @@ def test_the_site_offers_the_file_byte_for_byte_and_a_notebook_with_outputs(buil
             assert f'href="{depth}notebooks/{relative}/"' in page, (entry.id, language)
 
 
-def test_a_notebook_page_shows_every_cell_and_its_output_and_stays_out_of_search(built_site):
+def test_mkdocs_jupyter_shows_every_cell_and_its_output_and_the_page_stays_out_of_search(built_site):
     entry = next(entry for entry in ENTRIES if entry.name == PAGE)
     relative = entry.snippet.relative_to("snippets").with_suffix("").as_posix()
     book = nbformat.read(built_site / "notebooks" / f"{relative}.ipynb", as_version=4)
     shown = (built_site / "notebooks" / relative / "index.html").read_text(encoding="utf-8")
     code = [cell for cell in book.cells if cell.cell_type == "code"]
     outputs = [o for cell in code for o in cell.outputs]
-    assert outputs and shown.count('<span class="filename">Output</span>') == len(outputs)
-    assert shown.count('<div class="highlight">') == len(code) + len(outputs)  # each cell, then what it printed
+    assert 'class="jp-Notebook' in shown  # rendered by mkdocs-jupyter
+    assert outputs and shown.count('class="jp-OutputArea-child') == len(outputs)
+    assert shown.count('class="jp-CodeMirrorEditor') == len(code)  # each cell, then what it printed
     assert '<span class="kn">import</span>' in shown  # Python, highlighted as on an entry page
     assert 'href="../../../garbage-values/masked-load-without-other/"' in shown  # back to the entry
     for language, prefix in (("en", ""), ("zh", "zh/")):

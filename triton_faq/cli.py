@@ -132,6 +132,14 @@ def run_check(args) -> int:
     return 1 if problems else 0
 
 
+def run_record(args) -> int:
+    from . import recorded
+
+    path = recorded.record(_root("record", announce=True))
+    print(f"wrote {path}")
+    return 0
+
+
 def run_backend(args) -> int:
     from .backend import describe
 
@@ -214,6 +222,8 @@ COMMANDS = (
     Command("explain", "find the entry for an error message, a traceback or an ID", run_explain, explain_arguments),
     Command("new", "scaffold a new entry: both pages and the snippet", run_new, new_arguments),
     Command("check", "validate every entry; print every problem with file and line", run_check),
+    Command("record", "run the reader's files and checked reports the site shows, and record their outputs "
+                      "(data/recorded-runs.json), so the site builds without torch", run_record),
     Command("backend", "print the backend, GPU and versions that tests would use", run_backend),
     Command("parity", "compare every translated page with its page in the default language", run_parity),
     Command("matrix", "run the interpreter tests against every Triton release from 3.2 and record where each "

@@ -9,7 +9,7 @@ One tokeniser for both languages (``terms``), used on the entries and on what th
   stop words dropped, the rest reduced to a stem (``writes``, ``writing`` -> ``writ``);
 - Chinese: each run of Han characters segmented by jieba (``han_words``), stop words dropped.
 
-The stop words are the site search's own (``ui_text``: ``search_per_language.stop_words``, every
+The stop words are the site search's own (``ui_text``: ``search.stop_words``, every
 language), so explain and the search box drop the same words.
 
 Each entry is a document of six fields, each holding every language (read through
@@ -82,7 +82,7 @@ CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+\d*|[A-Z]+\d*|\d+[a-z]*")
 def stop_words() -> frozenset[str]:
     """The words that find nothing, every language (the site search's list, ui_text.py)."""
     return frozenset(word for language in handbook.load_site(handbook.ROOT).languages
-                     for word in ui_text.text(language, "search_per_language.stop_words").split())
+                     for word in ui_text.text(language, "search.stop_words").split())
 
 
 STOP = stop_words()

@@ -36,9 +36,12 @@ keywords: ["{{todo}}{keywords}"]
 
 {{todo}}{answer}
 
-```python
---8<-- "{{snippet}}:prelude"
+??? info "{prelude_title}"
+    ```python
+    --8<-- "{{snippet}}:prelude"
+    ```
 
+```python
 --8<-- "{{snippet}}:fix"
 ```
 
@@ -79,7 +82,8 @@ TEXT = {
         "title": ": the question, as a reader would ask it", "description": ": the answer in one sentence",
         "symptoms": ": what the reader sees, as they would type it into a search box",
         "keywords": ": words and API names a reader would search for",
-        "h1": ": the question, or the error message", "answer": ": the answer in a sentence or two; the fix below.",
+        "h1": ": the question, or the error message",
+        "prelude_title": "The file before the fix: imports, interpreter switch, `DEVICE`", "answer": ": the answer in a sentence or two; the fix below.",
         "symptom_heading": "Symptom", "symptom": ": what the reader sees.",
         "why_heading": "Why", "why": ": why it happens, briefly.",
         "run_heading": "The pitfall and the fix, run", "session": ": sessions that show the wrong and the right value",
@@ -92,7 +96,8 @@ TEXT = {
         "title": "：读者会怎么问这个问题", "description": "：一句话说清答案",
         "symptoms": "：读者看到的现象，按他们在搜索框里会输入的说法写",
         "keywords": "：读者会搜索的词和 API 名称",
-        "h1": "：问题，或报错信息", "answer": "：用一两句话给出答案，下面是修复代码。",
+        "h1": "：问题，或报错信息",
+        "prelude_title": "文件中修复之前的部分：导入、解释器开关、`DEVICE`", "answer": "：用一两句话给出答案，下面是修复代码。",
         "symptom_heading": "症状", "symptom": "：读者看到了什么。",
         "why_heading": "原因", "why": "：简要说明原因。",
         "run_heading": "踩坑写法与修复，实际运行",

@@ -34,8 +34,8 @@ STRINGS: dict[str, dict[str, str]] = {
                            "interpreter.",
         "downloads.download_notebook": "Download {name}",
         "downloads.back": "Back to the entry",
-        "downloads.output": "Output",
-        "downloads.errors": "Error output",
+        # hooks/nav_titles.py
+        "nav.home": "Home",
         # hooks/error_index.py
         "error_index.group.compile": "At compile time",
         "error_index.group.launch": "At launch",
@@ -70,12 +70,10 @@ STRINGS: dict[str, dict[str, str]] = {
                                      "this entry's tests passed, {failed} failed, {skipped} skipped "
                                      "(interpreter-only).",
         "gpu_test_runs.checked.none": " Not yet run on a GPU.",
-        # hooks/search_per_language.py: the search index's word separator (a regular expression)
-        "search_per_language.separator": r"[\s\-_,:;!=\[\]()\"'`/|<>{{}}]+|\.(?!\d)",
         # words a question is full of that find nothing: dropped from the query before it is searched
-        # (space-separated; overrides/main.html; a query of nothing but these is searched as typed)
-        "search_per_language.stop_words": "a an the is are am was were be been being i me my we our you your it its "
-                                          "this that these those how what why when where which who do does did doing "
+        # (space-separated; hooks/search.py hands them to overrides/main.html; a query of nothing but these is searched as typed)
+        "search.stop_words": "a an the is are am was were be been being i me my we our you your it its "
+                             "this that these those how what why when where which who do does did doing "
                                           "can could should would will to of in on at for with about into by and or "
                                           "but so if not no any some there get got keep keeps",
         # hooks/version_matrix.py
@@ -84,7 +82,8 @@ STRINGS: dict[str, dict[str, str]] = {
                                 "Triton release from {first} to {last} ({versions}) on {day} ({backend}; Python "
                                 "{python}, torch {torch}). `{command}` runs it again.",
         "version_matrix.changed": "Claims that differ between versions:",
-        "version_matrix.same": "All {n} of them give the same result on every version.",
+        "version_matrix.same": "Each of the {n} claims gives the same result on every release.",
+        "version_matrix.backend_interpreter": "Triton's interpreter, TRITON_INTERPRET=1, on CPU tensors",
         "version_matrix.all": "Every claim, one test each",
         "version_matrix.claim": "Claim (test)",
         "version_matrix.result": "Result",
@@ -193,8 +192,8 @@ STRINGS: dict[str, dict[str, str]] = {
                            "Triton 的 CPU 解释器。显示的输出来自在解释器上的一次实际运行。",
         "downloads.download_notebook": "下载 {name}",
         "downloads.back": "返回条目页面",
-        "downloads.output": "输出",
-        "downloads.errors": "错误输出",
+        # hooks/nav_titles.py
+        "nav.home": "首页",
         # hooks/error_index.py
         "error_index.group.compile": "编译时",
         "error_index.group.launch": "启动（launch）时",
@@ -226,18 +225,17 @@ STRINGS: dict[str, dict[str, str]] = {
         "gpu_test_runs.checked.gpu": "{day} 在 {gpu}（CUDA {cuda}，torch {torch}，Triton {triton}）上：本条目的测试"
                                      "通过 {passed} 个，失败 {failed} 个，跳过 {skipped} 个（仅限解释器的测试）。",
         "gpu_test_runs.checked.none": "尚未在 GPU 上运行。",
-        # hooks/search_per_language.py: the search index's word separator (a regular expression)
-        "search_per_language.separator": r"[\s\u200b\-_,:;!=\[\]()\"'`/|<>{{}}，。：；！？、（）《》“”‘’]+|\.(?!\d)",
-        # 问句里找不到任何东西的词：搜索前从查询里去掉（空格分隔；overrides/main.html；只剩这些词的查询按原样搜索）
-        "search_per_language.stop_words": "为什么 为啥 怎么办 怎么样 怎么 怎样 如何 什么 是不是 有没有 能不能 会不会 "
-                                          "可不可以 我的 我们 我 你 他 它 这个 那个 这样 那样 一下 一直 总是 还是 但是 就是 "
-                                          "只是 是否 不是 不会 不了 为了 请问 里 的 了 吗 呢 吧 啊 呀 嘛 么 是 会 都 就 也 还 又 却 想",
+        # 问句里找不到任何东西的词：搜索前从查询里去掉（空格分隔；hooks/search.py 交给 overrides/main.html；只剩这些词的查询按原样搜索）
+        "search.stop_words": "为什么 为啥 怎么办 怎么样 怎么 怎样 如何 什么 是不是 有没有 能不能 会不会 "
+                             "可不可以 我的 我们 我 你 他 它 这个 那个 这样 那样 一下 一直 总是 还是 但是 就是 "
+                             "只是 是否 不是 不会 不了 为了 请问 里 的 了 吗 呢 吧 啊 呀 嘛 么 是 会 都 就 也 还 又 却 想",
         # hooks/version_matrix.py
         "version_matrix.heading": "在哪些 Triton 版本上成立 {{ #triton-versions }}",
         "version_matrix.intro": "本页中解释器能检查的每条说法，都在 Triton {first} 到 {last} 的每个版本（{versions}）上"
                                 "跑过，日期 {day}（{backend}；Python {python}，torch {torch}）。重新运行：`{command}`。",
         "version_matrix.changed": "在不同版本上结果不同的说法：",
         "version_matrix.same": "这 {n} 条说法在每个版本上结果都相同。",
+        "version_matrix.backend_interpreter": "Triton 解释器，TRITON_INTERPRET=1，CPU 张量",
         "version_matrix.all": "全部说法（每条一个测试）",
         "version_matrix.claim": "说法（测试）",
         "version_matrix.result": "结果",

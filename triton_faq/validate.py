@@ -15,10 +15,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from . import claimed_errors, download, handbook, parity, version_scopes
+from . import claimed_errors, download, first_screen, handbook, parity, placeholders, version_scopes
 from .handbook import proof_for, snippet_for
 from .handbook.page import section_exists, snippet_section
-from .handbook.schema import (CLAIM, CLAIMS_SECTION, DEPENDS, ENTRY_KEYS, FIRST_SCREEN, FIRST_USE, GLOSSARY, ID,
+from .handbook.schema import (CLAIM, CLAIMS_SECTION, DEPENDS, ENTRY_KEYS, FIRST_USE, GLOSSARY, ID,
                               PRELUDE, REQUIRED_KEYS, REQUIRED_SECTIONS, SNIPPET_SECTIONS, UNFINISHED, VERDICTS)
 
 TODO = re.compile(re.escape(UNFINISHED))
@@ -44,6 +44,7 @@ def entry_problems(root: Path) -> list[str]:
                         problems.append(f"{relative}:{fence.line}: {missing}")
             for number in _lines(page.path, TODO):
                 problems.append(f"{relative}:{number}: unfinished ({UNFINISHED})")
+            problems += placeholders.problems(page.path, relative)
             problems += glossary_problems(page.path, relative, language)
             problems += first_use_problems(page.path, relative, language)
             if "id" not in front:
@@ -156,10 +157,7 @@ def shape_problems(page, relative: Path, language: str) -> list[str]:
         problems.append(f"{relative}:{title}: the fix code (a fence including the 'fix' section) must come "
                         "right after the answer, before the first section")
     else:
-        end = fixes[0].line + fixes[0].body.count("\n") + 1
-        if end - title > FIRST_SCREEN:
-            problems.append(f"{relative}:{fixes[0].line}: the answer and its fix end {end - title} lines below "
-                            f"the title; keep them within the first screen ({FIRST_SCREEN} lines)")
+        problems += first_screen.problems(page, relative, page.path.parents[len(relative.parts) - 1])
     anchors = {anchor for _, anchor in headings}
     for anchor in REQUIRED_SECTIONS:
         if anchor not in anchors:

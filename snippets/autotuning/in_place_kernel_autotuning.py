@@ -77,8 +77,10 @@ sum_reset = triton.autotune(
     configs=CONFIGS, key=["n"], do_bench=BENCH,
     reset_to_zero=["out_ptr"],  # the fix: zero out before each benchmark run and before the real launch
 )(sum_kernel)
+# --8<-- [end:fix]
 
 
+# --8<-- [start:fix-more]
 def add_one_in_place(x):
     add_one_restored[grid(x.numel())](x, x.numel())
     return x
@@ -88,7 +90,7 @@ def tensor_sum(x):
     out = torch.zeros(1, device=DEVICE)  # an accumulator starts at 0 on every call
     sum_reset[grid(x.numel())](x, out, x.numel())
     return out
-# --8<-- [end:fix]
+# --8<-- [end:fix-more]
 
 
 # --8<-- [start:conflict]

@@ -54,7 +54,7 @@ def ptx_isa(kernel):
 # --8<-- [end:pitfall]
 
 
-# --8<-- [start:fix]
+# --8<-- [start:fix-more]
 def driver_cuda_version():
     """The newest CUDA the installed driver supports, e.g. "12.4" (nvidia-smi's "CUDA Version"); None without one."""
     try:
@@ -72,8 +72,10 @@ def ptxas_cuda_version():
     from triton.backends.nvidia.compiler import get_ptxas
 
     return get_ptxas(90).version  # sm_100 and newer use ptxas-blackwell (TRITON_PTXAS_BLACKWELL_PATH) on 3.6+
+# --8<-- [end:fix-more]
 
 
+# --8<-- [start:fix]
 def check_driver():
     """Warn when the driver's CUDA major release is older than the ptxas's: its cubins will not load."""
     driver, ptxas = driver_cuda_version(), ptxas_cuda_version()

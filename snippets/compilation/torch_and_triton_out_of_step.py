@@ -55,8 +55,10 @@ def torch_and_triton():
     pin = triton_pin(importlib.metadata.requires("torch"))
     return {"torch": torch.__version__, "pins triton": pin, "triton": triton.__version__,
             "in step": pin is None or pin == triton.__version__}
+# --8<-- [end:fix]
 
 
+# --8<-- [start:fix-more]
 def pinned_triton_on_pypi(torch_version):
     """The Triton a torch release pins on Linux, read from PyPI's metadata by pip (no download, no install)."""
     done = subprocess.run([sys.executable, "-m", "pip", "install", "--dry-run", "--no-deps", "--ignore-installed",
@@ -65,7 +67,7 @@ def pinned_triton_on_pypi(torch_version):
     [torch_wheel] = json.loads(done.stdout)["install"]
     return triton_pin(torch_wheel["metadata"].get("requires_dist"))
 # the fix, in a shell: pip install "triton==<the pin>", or a torch whose pin is the Triton you need
-# --8<-- [end:fix]
+# --8<-- [end:fix-more]
 
 
 def main():

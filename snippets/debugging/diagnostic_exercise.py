@@ -47,8 +47,10 @@ def fixed_kernel(x_ptr, y_ptr, stride_x, stride_y, N, BLOCK_SIZE: tl.constexpr):
     mask = cols < N  # N is the number of columns of one row
     x = tl.load(x_ptr + row * stride_x + cols, mask=mask, other=0.0)  # row stride, not numel
     tl.store(y_ptr + row * stride_y + cols, x + 1.0, mask=mask)
+# --8<-- [end:fix]
 
 
+# --8<-- [start:fix-more]
 def run_fixed(x: torch.Tensor, y: torch.Tensor | None = None) -> torch.Tensor:
     if x.dim() != 2 or x.stride(1) != 1:
         raise ValueError("rows may be strided; the elements of a row must be adjacent")
@@ -59,7 +61,7 @@ def run_fixed(x: torch.Tensor, y: torch.Tensor | None = None) -> torch.Tensor:
     BLOCK_SIZE = min(triton.next_power_of_2(N), 1024)  # a power of two that covers a row
     fixed_kernel[(M, triton.cdiv(N, BLOCK_SIZE))](x, y, x.stride(0), y.stride(0), N, BLOCK_SIZE=BLOCK_SIZE)
     return y
-# --8<-- [end:fix]
+# --8<-- [end:fix-more]
 
 
 # --8<-- [start:strided-rows]

@@ -72,14 +72,16 @@ def outside_fixed(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     x = tl.load(x_ptr + offs, mask=offs < n)
     outside = (x <= 0) | (x >= 10)
     tl.store(out_ptr + offs, outside.to(tl.int32), mask=offs < n)
+# --8<-- [end:fix]
 
 
+# --8<-- [start:fix-more]
 @triton.jit
 def abs_with_where(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     x = tl.load(x_ptr + offs, mask=offs < n)
     tl.store(out_ptr + offs, tl.where(x > 0, x, -x), mask=offs < n)  # a per-element `if`: tl.where
-# --8<-- [end:fix]
+# --8<-- [end:fix-more]
 
 
 # --8<-- [start:launch]

@@ -48,13 +48,15 @@ def cat_fixed(x_ptr, y_ptr, out_ptr, N: tl.constexpr):
     offs = tl.program_id(0) * N + tl.arange(0, N)
     both = cat_in_order(tl.load(x_ptr + offs), tl.load(y_ptr + offs))
     tl.store(out_ptr + tl.program_id(0) * 2 * N + tl.arange(0, 2 * N), both)
+# --8<-- [end:fix]
 
 
+# --8<-- [start:fix-more]
 @triton.jit
 def flatten_fixed(x_ptr, out_ptr, ROWS: tl.constexpr, COLS: tl.constexpr):
     tile = tl.load(x_ptr + tl.arange(0, ROWS)[:, None] * COLS + tl.arange(0, COLS)[None, :])
     tl.store(out_ptr + tl.arange(0, ROWS * COLS), tl.reshape(tile, (ROWS * COLS,)))  # the fix: plain reshape
-# --8<-- [end:fix]
+# --8<-- [end:fix-more]
 
 
 # --8<-- [start:launch]

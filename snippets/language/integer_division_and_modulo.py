@@ -39,8 +39,10 @@ def floor_div_mod(a, b):
     r = a % b
     adjust = (r != 0) & ((r < 0) != (b < 0))  # the fix: a remainder whose sign differs from b's
     return tl.where(adjust, q - 1, q), tl.where(adjust, r + b, r)
+# --8<-- [end:fix]
 
 
+# --8<-- [start:fix-more]
 @triton.jit
 def div_mod_cdiv_fixed(a_ptr, b_ptr, q_ptr, r_ptr, c_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
@@ -52,7 +54,7 @@ def div_mod_cdiv_fixed(a_ptr, b_ptr, q_ptr, r_ptr, c_ptr, n, BLOCK: tl.constexpr
     tl.store(q_ptr + offs, q, mask=mask)
     tl.store(r_ptr + offs, r, mask=mask)
     tl.store(c_ptr + offs, -neg_q, mask=mask)  # ceil(a / b) == -floor(-a / b), for any signs
-# --8<-- [end:fix]
+# --8<-- [end:fix-more]
 
 
 # --8<-- [start:launch]

@@ -66,8 +66,10 @@ def scale_fixed(x_ptr, y_ptr, n, scale, BLOCK: tl.constexpr):
     else:
         y = x
     tl.store(y_ptr + offs, y, mask=mask)
+# --8<-- [end:fix]
 
 
+# --8<-- [start:fix-more]
 @triton.jit
 def row_sum_fixed(x_ptr, out_ptr, n_cols, scale, BLOCK: tl.constexpr):
     row = tl.program_id(0)
@@ -77,7 +79,7 @@ def row_sum_fixed(x_ptr, out_ptr, n_cols, scale, BLOCK: tl.constexpr):
         x = tl.load(x_ptr + row * n_cols + cols, mask=cols < n_cols, other=0.0).to(tl.float32)  # and say so
         acc += x * scale
     tl.store(out_ptr + row, tl.sum(acc, axis=0))
-# --8<-- [end:fix]
+# --8<-- [end:fix-more]
 
 
 # --8<-- [start:launch]

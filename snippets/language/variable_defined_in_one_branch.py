@@ -83,8 +83,10 @@ def shift_fixed(x_ptr, y_ptr, n, shift, BLOCK: tl.constexpr):
     if shift != 0:
         y = x + shift
     tl.store(y_ptr + offs, y, mask=mask)
+# --8<-- [end:fix]
 
 
+# --8<-- [start:fix-more]
 @triton.jit
 def column_mean_last_row_fixed(x_ptr, y_ptr, last_ptr, n_rows, BLOCK: tl.constexpr):
     cols = tl.arange(0, BLOCK)
@@ -95,7 +97,7 @@ def column_mean_last_row_fixed(x_ptr, y_ptr, last_ptr, n_rows, BLOCK: tl.constex
         last = r
     tl.store(y_ptr + cols, acc / n_rows)
     tl.store(last_ptr, last)
-# --8<-- [end:fix]
+# --8<-- [end:fix-more]
 
 
 # --8<-- [start:launch]

@@ -46,15 +46,17 @@ def leaky_relu_launch(x, slope, block=128):  # fix 1: launch a kernel that calls
     y = torch.full_like(x, float("nan"))  # NaN until a program writes it
     leaky_relu_kernel[(triton.cdiv(x.numel(), block),)](x, y, x.numel(), slope, BLOCK=block)
     return y
+# --8<-- [end:fix]
 
 
+# --8<-- [start:fix-more]
 def leaky_relu_torch(x, slope):  # fix 2: a plain Python twin for host code and tests
     return torch.where(x >= 0, x, x * slope)
 
 
 def axpb_on_host(x, a, b):  # fix 3: `.fn` is the undecorated function; it works if the body uses no tl.*
     return axpb.fn(x, a, b)
-# --8<-- [end:fix]
+# --8<-- [end:fix-more]
 
 
 # --8<-- [start:late]

@@ -70,14 +70,16 @@ def scale_shift_tuned(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
     mask = offs < n
     x = tl.load(x_ptr + offs, mask=mask)
     tl.store(y_ptr + offs, x * 2 + 1, mask=mask)
+# --8<-- [end:fix]
 
 
+# --8<-- [start:fix-more]
 def scale_shift(x, y=None):
     y = torch.full_like(x, float("nan")) if y is None else y
     n = x.numel()
     scale_shift_tuned[lambda meta: (triton.cdiv(n, meta["BLOCK"]),)](x, y, n)
     return y
-# --8<-- [end:fix]
+# --8<-- [end:fix-more]
 
 
 def main():

@@ -55,11 +55,13 @@ def timings(n=2**28):
         "triton": median_ms(lambda: scale_shift_triton(x, y)),
         "eager": median_ms(lambda: scale_shift_eager(x)),
     }
+# --8<-- [end:fix]
 
 
+# --8<-- [start:fix-more]
 def gbps(ms, n=2**28):
     return 2 * n * 4 / (ms * 1e-3) / 1e9  # the bytes of one pass: n floats read, n written
-# --8<-- [end:fix]
+# --8<-- [end:fix-more]
 
 
 def main():

@@ -63,8 +63,10 @@ def rms_norm_chunked(x_ptr, w_ptr, y_ptr, N, eps, BLOCK: tl.constexpr):
         x = tl.load(x_ptr + row * N + cols, mask=mask, other=0.0)
         w = tl.load(w_ptr + cols, mask=mask)
         tl.store(y_ptr + row * N + cols, x * rstd * w, mask=mask)
+# --8<-- [end:fix]
 
 
+# --8<-- [start:fix-more]
 def rms_norm(x, w, eps=1e-6, BLOCK=4096, num_warps=4, y=None):
     """The same RMS-norm with a tile of at most BLOCK columns; then time num_warps 4, 8 and 16."""
     M, N = x.shape
@@ -72,7 +74,7 @@ def rms_norm(x, w, eps=1e-6, BLOCK=4096, num_warps=4, y=None):
     ret = rms_norm_chunked[(M,)](x, w, y, N, eps, BLOCK=min(BLOCK, triton.next_power_of_2(N)),
                                  num_warps=num_warps)
     return y, ret
-# --8<-- [end:fix]
+# --8<-- [end:fix-more]
 
 
 # --8<-- [start:diagnose]

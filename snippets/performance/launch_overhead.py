@@ -45,8 +45,10 @@ def scale_batched(x):
     out = torch.full_like(x, float("nan"))
     scale_kernel[(triton.cdiv(x.numel(), 1024),)](x, out, x.numel(), BLOCK=1024)  # the fix: one launch
     return out
+# --8<-- [end:fix]
 
 
+# --8<-- [start:fix-more]
 def capture(fn):
     """Record fn's launches once in a CUDA graph; the returned replay() re-issues them all (GPU only)."""
     fn()  # compile and load the kernels before the capture
@@ -55,7 +57,7 @@ def capture(fn):
     with torch.cuda.graph(graph):  # the fix when the launches cannot be merged: no Python per launch
         fn()
     return graph.replay  # replays read and write the same tensors: update inputs in place
-# --8<-- [end:fix]
+# --8<-- [end:fix-more]
 
 
 # --8<-- [start:direct]

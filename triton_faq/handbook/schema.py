@@ -37,7 +37,7 @@ BACKENDS = ("any", "interpreter", "cuda")
 REQUIRED_SECTIONS = ("symptom", "why", "run", "how-we-know", "run-it")
 """The ``## ... { #anchor }`` sections every entry page has, in both languages."""
 CLAIMS_SECTION = "claims"
-FIRST_SCREEN = 30  # source lines from the title to the end of the first fix fence
+FIRST_SCREEN = (1280, 800)  # the browser window (pixels) an entry's title, answer and fix fit in, unscrolled
 
 
 def section_heading(anchor: str) -> re.Pattern:
