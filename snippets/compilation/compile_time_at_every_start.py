@@ -122,6 +122,10 @@ def timed_torch_compile():
 
 
 def main():
+    if "__file__" not in globals():  # a notebook: there is no file for the new processes to run
+        print("Each start is a new Python process that runs this file: run it as a script,")
+        print("python compile_time_at_every_start.py")
+        return
     what = "timed_job" if DEVICE == "cuda" else "timed_compile_for_h200"
     with tempfile.TemporaryDirectory() as cache:
         for start in ("a new, empty cache", "the same cache again", "the same cache, a third time"):
