@@ -17,6 +17,8 @@ import pytest
 from triton_faq import handbook
 from triton_faq.handbook.schema import FIRST_SCREEN
 
+pytestmark = pytest.mark.slow  # every page in a browser, both languages: where CI is set (.ci/run)
+
 BOOK = handbook.load()
 VIEWS = [view for entry in BOOK.entries for view in entry.views()]
 

@@ -14,3 +14,4 @@ if "triton" not in sys.modules:
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "interpreter: a claim about Triton's CPU interpreter; skipped on CUDA")
+    config.addinivalue_line("markers", "slow: a pip install; in the handbook's suite it runs where CI is set")

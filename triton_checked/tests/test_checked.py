@@ -457,6 +457,7 @@ def test_importing_the_package_changes_nothing():
     assert result.stdout.strip() == "[]", result.stderr
 
 
+@pytest.mark.slow
 def test_the_package_installs_with_pip_and_works_outside_the_repository(tmp_path):
     """pip install ./triton_checked (not editable) beside Triton and a kernel package named triton_*, as in
     one site-packages; then, from a folder outside the repository: the package, its command (the report

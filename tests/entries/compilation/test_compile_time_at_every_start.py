@@ -29,6 +29,7 @@ def compile_starts():
     return {"cold": cold, "warm": warm, "cold again": cold_again, "files": files}
 
 
+@pytest.mark.slow
 def test_pitfall_an_empty_cache_compiles_again_at_every_start():
     starts = compile_starts()
     fastest_cold = min(starts["cold"]["first"], starts["cold again"]["first"])
@@ -115,6 +116,7 @@ def test_gpu_launches_after_the_first_cost_no_compile():
     assert starts["cold"]["again"] < starts["cold"]["first"] / 10, starts
 
 
+@pytest.mark.slow
 def test_gpu_free_main_prints_three_starts(capsys):
     if torch.cuda.is_available():
         pytest.skip("main() times GPU launches here; the GPU tests above check those")

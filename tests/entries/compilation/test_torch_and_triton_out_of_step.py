@@ -77,6 +77,7 @@ def test_gpu_the_h200s_torch_pins_the_triton_installed_beside_it():
     assert report["pins triton"] == triton.__version__ and report["in step"]
 
 
+@pytest.mark.slow
 def test_torch_2_6_pins_triton_3_2_0_on_pypi():
     """pip reads the pin from PyPI's metadata of the torch 2.6.0 wheel, without downloading it."""
     try:
