@@ -18,16 +18,16 @@ from pathlib import Path
 
 from mkdocs.plugins import event_priority
 
-from triton_faq import handbook, retrieval, search_index, ui_text
+from triton_faq import handbook, retrieval, search_index
 
 BASE = re.compile(r'("base": ")([^"]*)(")')
 WORKER_FOLDER = "assets/javascripts/"  # where the worker is, relative to the site's root
 
 
-def stop_words(site: handbook.Site) -> list[str]:
-    """Every language's words that find nothing, longest first (a longer one may contain a shorter)."""
-    words = {word for language in site.languages for word in ui_text.text(language, "search.stop_words").split()}
-    return sorted(words, key=lambda word: (-len(word), word))
+def stop_words() -> list[str]:
+    """Every language's words that find nothing (``retrieval.STOP``), longest first (a longer one may
+    contain a shorter)."""
+    return sorted(retrieval.STOP, key=lambda word: (-len(word), word))
 
 
 def index_folder(language: str) -> str:
@@ -54,8 +54,7 @@ def point_at_own_index(html_text: str) -> str:
 
 
 def on_config(config):
-    site = handbook.load_site(Path(config["config_file_path"]).parent)
-    config["extra"]["search_stop_words"] = stop_words(site)  # for overrides/main.html
+    config["extra"]["search_stop_words"] = stop_words()  # for overrides/main.html
     return config
 
 
@@ -67,9 +66,8 @@ def on_post_build(config):
     built = Path(config["site_dir"])
     book = handbook.load(Path(config["config_file_path"]).parent)
     site = book.site
-    stop = sorted(retrieval.STOP)
     for language in site.languages:
-        search_index.write(book, language, built / index_folder(language), stop)
+        search_index.write(book, language, built / index_folder(language), stop_words())
         stub = built / site.url_path("index", language) / "search" / "search_index.json"
         stub.parent.mkdir(parents=True, exist_ok=True)
         stub.write_text(json.dumps(stub_index(language), separators=(",", ":")), encoding="utf-8")

@@ -43,12 +43,9 @@ def _root(command: str, announce: bool = False) -> Path:
 
 
 def _languages() -> tuple[str, ...]:
-    from .handbook import ROOT, load_site
+    from .handbook import load_site
 
-    try:
-        return load_site(find_root()).languages
-    except NotACheckout:
-        return load_site(ROOT).languages
+    return load_site(_handbook_root()).languages
 
 
 # -- the commands -------------------------------------------------------------------------------
@@ -81,7 +78,7 @@ def run_explain(args) -> int:
         data = b""
     else:
         data = sys.stdin.buffer.read(MAX_READ)
-    root = _explain_root()
+    root = _handbook_root()
     try:
         text = decode(data)
         language = args.lang or answer_language(text, root=root)  # a Chinese text is answered in Chinese
@@ -95,7 +92,7 @@ def run_explain(args) -> int:
     return 0
 
 
-def _explain_root() -> Path:
+def _handbook_root() -> Path:
     """The checkout the command runs in, else the pages installed with the package."""
     from .handbook import ROOT
 

@@ -109,8 +109,7 @@ def documents(book: handbook.Handbook, language: str) -> list[Document]:
         entry = by_name.get(name)
         title = str(page.front_matter.get("title", name))
         description = str(page.front_matter.get("description", ""))
-        body = "\n".join(page.text.split("\n")[page.body_start - 1:])
-        fields = {"title": terms(title), "description": terms(description), "body": terms(_plain(body))}
+        fields = {"title": terms(title), "description": terms(description), "body": terms(_plain(page.body))}
         if entry is not None and language in entry.pages:
             view = entry.view(language)
             fields["reader"] = terms("\n".join(view.symptoms + view.keywords))

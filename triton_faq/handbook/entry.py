@@ -113,7 +113,7 @@ class EntryView:
     @property
     def body(self) -> str:
         """The page's Markdown after its front matter."""
-        return "\n".join(self.page.text.split("\n")[self.page.body_start - 1:])
+        return self.page.body
 
     @property
     def heading(self) -> str:

@@ -50,6 +50,11 @@ class Page:
     text: str = field(default="", repr=False)  # the whole file
 
     @property
+    def body(self) -> str:
+        """The Markdown after the front matter."""
+        return "\n".join(self.text.split("\n")[self.body_start - 1:])
+
+    @property
     def anchors(self) -> list[str | None]:
         return [anchor for _, level, _, anchor in self.headings if level > 1]
 
