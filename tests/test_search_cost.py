@@ -140,29 +140,31 @@ def test_what_a_query_downloads_grows_slowly_with_the_handbook(tmp_path, browser
 
 
 def downloads(browser, folder: Path) -> dict:
-    """The bytes the worker downloads for each language's query, served from ``folder``."""
-    import socket
-    import subprocess
-    import sys
+    """The bytes the worker downloads for each language's query, counted by the server that serves
+    ``folder`` as it sends each file (whole, before the worker's fetch resolves)."""
+    import functools
+    import threading
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory",
-                               str(folder)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    served: list[tuple[str, int]] = []
+
+    class Counting(SimpleHTTPRequestHandler):
+        def copyfile(self, source, outputfile):
+            data = source.read()
+            served.append((self.path, len(data)))
+            outputfile.write(data)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Counting, directory=str(folder)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
-                break
-            except OSError:
-                time.sleep(0.1)
         found = {}
         for language in SITE.languages:
             page = browser.new_page()
-            bodies = []
-            page.on("response", lambda response: is_search(response.url) and bodies.append(response.body()))
-            page.goto(f"http://127.0.0.1:{port}/index.html")
+            page.goto(f"http://127.0.0.1:{server.server_address[1]}/index.html")
+            served.clear()
             items, seconds = page.evaluate("""async ([language, query]) => {
                 const started = performance.now();
                 const worker = new Worker("assets/javascripts/search-worker.js");
@@ -172,10 +174,10 @@ def downloads(browser, folder: Path) -> dict:
                 return [items, (performance.now() - started) / 1000];
             }""", [language, QUERY[language]])
             assert items > 0
-            found[language] = sum(len(body) for body in bodies)
+            found[language] = sum(size for path, size in served if is_search(path))
             found[f"{language}_seconds"] = seconds
             page.close()
         return found
     finally:
-        server.terminate()
-        server.wait(timeout=10)
+        server.shutdown()
+        server.server_close()
