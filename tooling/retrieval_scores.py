@@ -4,10 +4,12 @@
     python tooling/retrieval_scores.py --site DIR         # also the built site in DIR, in chromium
     python tooling/retrieval_scores.py --out FILE.json    # the numbers and every report's result
 
-Two sets:
+Three sets:
 
 - development: tests/data/real_messages.yaml (pasted messages) and tests/search_questions.json
-  (everyday questions), the sets the ranking is chosen on;
+  (everyday questions), written alongside the entries;
+- tuning: tests/data/tuning_reports/reports.yaml, real reports collected and judged by its RULE.md
+  before they were scored, and tuned on openly;
 - frozen: tests/data/frozen_reports/reports.yaml, collected and judged by its RULE.md before any
   ranking change and never tuned on.
 
@@ -59,11 +61,12 @@ def development() -> list[dict]:
     return items
 
 
-def frozen() -> list[dict]:
+def reports(name: str) -> list[dict]:
+    """A set of real reports (tests/data/<name>_reports/reports.yaml) as items."""
     items = []
-    for item in yaml.safe_load((ROOT / "tests/data/frozen_reports/reports.yaml").read_text(encoding="utf-8")):
+    for item in yaml.safe_load((ROOT / f"tests/data/{name}_reports/reports.yaml").read_text(encoding="utf-8")):
         answers = [] if item["entry"] == "none" else [item["entry"], *item.get("also", [])]
-        items.append({"set": "frozen", "text": item["text"], "lang": item["lang"], "kind": item["kind"],
+        items.append({"set": name, "text": item["text"], "lang": item["lang"], "kind": item["kind"],
                       "answers": answers, "url": item["url"]})
     return items
 
@@ -159,11 +162,11 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--site", type=Path, help="a built site (mkdocs build -d DIR) to measure its search too")
     parser.add_argument("--out", type=Path, help="write the numbers and every report's result here (JSON)")
-    parser.add_argument("--only", choices=("development", "frozen"), help="measure one set only")
+    parser.add_argument("--only", choices=("development", "tuning", "frozen"), action="append",
+                        help="measure this set only (may be given more than once)")
     args = parser.parse_args(argv)
-    sets = {"development": development(), "frozen": frozen()}
-    if args.only:
-        sets = {args.only: sets[args.only]}
+    makers = {"development": development, "tuning": lambda: reports("tuning"), "frozen": lambda: reports("frozen")}
+    sets = {name: make() for name, make in makers.items() if not args.only or name in args.only}
     for items in sets.values():
         for item in items:
             item["explain"] = run_explain(item)
