@@ -27,6 +27,19 @@ def test_an_id_prints_the_entry_with_its_short_answer_fix_and_link():
     assert "https://triton-faq.github.io/triton-faq/garbage-values/masked-load-without-other/" in out
 
 
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_every_short_answer_is_the_pages_prose_without_its_folded_prelude(language):
+    """The answer ends before the first code, section or admonition (the folded prelude that follows
+    the answer on every page once leaked into every answer, with its snippet include)."""
+    from triton_faq import handbook
+
+    for entry in handbook.load(ROOT).entries:
+        answer = entry.view(language).answer
+        assert answer and not any(mark in answer for mark in ("--8<--", "???", "!!!", "```")), (entry.id, answer[-200:])
+    out = explain("TP001", language)
+    assert "--8<--" not in out and "???" not in out
+
+
 def test_chinese_on_request():
     out = explain("tp001", "zh")
     assert "简短回答：" in out and "https://triton-faq.github.io/triton-faq/zh/garbage-values/masked-load-without-other/" in out

@@ -25,7 +25,7 @@ from .page import Page, snippet_section
 from .site import Site
 
 H1 = re.compile(r"^# .*$", re.MULTILINE)
-ANSWER_END = re.compile(r"^(```|## )", re.MULTILINE)
+ANSWER_END = re.compile(r"^(```|## |\?\?\?\+? |!!! )", re.MULTILINE)  # code, a section, an admonition
 
 
 def importable(root: Path) -> None:
