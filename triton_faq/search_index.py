@@ -14,10 +14,13 @@ A query fetches the shards of its terms and the documents of its top results, no
 it downloads grows with the number of its terms, not with the handbook. The shard count grows with
 the index, so a shard stays near ``SHARD_BYTES``.
 
-What is indexed, per language: every page of the handbook (title, body), and for an entry its
-description, its symptoms and keywords (what readers type), and its claimed error messages, weighted
-above the body; each claimed message is also a document of its own, leading to its line in the
-Symptom section (``#error-N``), so a pasted message finds its entry. The terms are those of
+What is indexed, per language: every page of the handbook (title, description, body), and for an
+entry the fields explain ranks it on, each holding every language (title, description, symptoms,
+keywords, claimed messages, body), so a Chinese query meets the English words of an entry too; each
+claimed message is also a document of its own, leading to its line in the Symptom section
+(``#error-N``), so a pasted message finds its entry. The scores are explain's
+(``retrieval.FIELDS``, ``retrieval.K1``, and a term's rarity counted in the fields that say what an
+entry is about, not in the bodies), so the search box and ``triton-faq explain`` rank alike. The terms are those of
 ``triton_faq.retrieval`` (explain's tokeniser: noise removed, identifiers split and kept whole,
 English stemmed), except that Chinese is cut into character pairs, which a query can do in the
 browser without a dictionary; ``overrides/assets/javascripts/search-worker.js`` tokenises a query
@@ -37,14 +40,8 @@ from pathlib import Path
 
 from . import handbook, retrieval
 
-FIELDS = {  # field: (weight, length normalisation b); a claimed message weighs as much as a title
-    "title": (4.0, 0.3),
-    "description": (1.5, 0.5),
-    "reader": (3.0, 0.4),  # symptoms and keywords
-    "messages": (3.0, 0.4),
-    "body": (0.3, 0.75),
-}
-K1 = 1.6
+FIELDS = retrieval.FIELDS  # field: (weight, length normalisation b), explain's
+K1 = retrieval.K1
 DOCUMENTS_PER_FILE = 32
 SHARD_BYTES = 12_000  # a shard's size the shard count aims at
 HAN = retrieval.HAN
@@ -85,6 +82,7 @@ class Document:
     title: str
     text: str  # what a result shows
     fields: dict[str, list[str]] = field(default_factory=dict)  # field -> terms
+    entry: bool = False  # an entry's page (its rarity counts), not another page or a message's line
 
 
 MARKDOWN_NOISE = re.compile(r"```.*?```|<!--.*?-->|\{[^}]*#[^}]*\}|[#>*_`|\[\]()]", re.S)
@@ -109,26 +107,36 @@ def documents(book: handbook.Handbook, language: str) -> list[Document]:
         entry = by_name.get(name)
         title = str(page.front_matter.get("title", name))
         description = str(page.front_matter.get("description", ""))
-        fields = {"title": terms(title), "description": terms(description), "body": terms(_plain(page.body))}
-        if entry is not None and language in entry.pages:
-            view = entry.view(language)
-            fields["reader"] = terms("\n".join(view.symptoms + view.keywords))
-            fields["messages"] = terms("\n".join(error.message for error in entry.errors))
-        docs.append(Document(location, title, description, fields))
-        if entry is not None and language in entry.pages:
-            docs += [Document(f"{location}#error-{number}", error.message, description,
-                              {"title": terms(error.message), "messages": terms(error.message)})
-                     for number, error in enumerate(entry.errors, 1)]
+        if entry is None or language not in entry.pages:
+            fields = {"title": terms(title), "description": terms(description), "body": terms(_plain(page.body))}
+            docs.append(Document(location, title, description, fields))
+            continue
+        views = entry.views()
+        fields = {"title": terms("\n".join(view.title for view in views)),
+                  "description": terms("\n".join(view.description for view in views)),
+                  "symptoms": terms("\n".join(line for view in views for line in view.symptoms)),
+                  "keywords": terms("\n".join(line for view in views for line in view.keywords)),
+                  "messages": terms("\n".join(error.message for error in entry.errors)),
+                  "body": terms("\n".join(_plain(view.body) for view in views))}
+        docs.append(Document(location, title, description, fields, entry=True))
+        docs += [Document(f"{location}#error-{number}", error.message, description,
+                          {"title": terms(error.message), "messages": terms(error.message)})
+                 for number, error in enumerate(entry.errors, 1)]
     return docs
 
 
 def postings(docs: list[Document]) -> dict[str, list[list]]:
     """term -> [[document, score], ...], best first: each term's BM25F contribution to each document."""
-    count = len(docs)
-    average = {name: sum(len(doc.fields.get(name, [])) for doc in docs) / max(count, 1) for name in FIELDS}
+    # as explain (retrieval.Index): field lengths and how many entries use a term are counted over the
+    # entries, the latter in the fields that say what an entry is about (every page's body uses the
+    # everyday words of its language)
+    about = [doc for doc in docs if doc.entry] or docs
+    average = {name: sum(len(doc.fields.get(name, [])) for doc in about) / len(about) for name in FIELDS}
     frequency: Counter = Counter()
-    for doc in docs:
-        frequency.update({term for terms_ in doc.fields.values() for term in terms_})
+    for doc in about:
+        frequency.update({term for name, terms_ in doc.fields.items() if name in retrieval.IDF_FIELDS
+                          for term in terms_})
+    count = len(about)
     found: dict[str, list[list]] = {}
     for number, doc in enumerate(docs):
         weighted: Counter = Counter()
@@ -140,7 +148,7 @@ def postings(docs: list[Document]) -> dict[str, list[list]]:
             for term, tf in Counter(words).items():
                 weighted[term] += weight * tf / norm
         for term, w in weighted.items():
-            df = frequency[term]
+            df = min(frequency[term], count)
             idf = math.log(1 + (count - df + 0.5) / (df + 0.5))
             found.setdefault(term, []).append([number, round(idf * w / (K1 + w), 3)])
     for items in found.values():
