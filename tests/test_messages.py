@@ -144,3 +144,19 @@ def test_explain_answers_a_known_message_without_an_entry_with_its_source_and_re
     printed = explain(text, language, ROOT)
     assert printed.startswith(ui_text.text(language, "explain.known"))
     assert "driver.c:" in printed and "3.2–3.9" in printed and "https://github.com/triton-lang/triton/issues" in printed
+
+
+def test_the_ranking_of_unanswered_messages_counts_threads_of_messages_without_an_entry():
+    """tooling/unanswered_messages.py: a message no entry explains counts once per thread that pastes it;
+    a message an entry explains, and a generic one, do not count."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("unanswered", ROOT / "tooling" / "unanswered_messages.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    codegen = "RuntimeError: Internal Triton PTX codegen error\n`ptxas` stderr:\nptxas fatal"
+    rows = tool.unanswered([("thread-1", codegen), ("thread-1", codegen), ("thread-2", codegen),
+                            ("thread-3", "ValueError: arange's range must be a power of 2"),
+                            ("thread-4", "NameError: name 'x' is not defined")])
+    assert [(key.split()[:4], len(urls)) for key, _, urls in rows] == [(["Internal", "Triton", "PTX", "codegen"], 2)]
+    assert rows[0][1]["release_span"]

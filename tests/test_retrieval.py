@@ -86,8 +86,9 @@ def test_every_entry_that_names_a_generic_message_is_listed_among_its_causes():
 
 
 def test_a_message_an_entry_names_is_not_said_to_have_no_entry():
-    """A message of Triton's catalogue that an entry names in its title is answered through that entry,
-    even where its proof cannot claim it (TP065: the driver it needs is older than the GPU machine's)."""
+    """A message of Triton's catalogue that an entry names in its title is mapped to that entry
+    (``messages.named_messages``) and answered through it, even where its proof cannot claim it
+    (TP065: the driver it needs is older than the GPU machine's)."""
     out = explain("RuntimeError: Triton Error [CUDA]: device kernel image is invalid", "en", ROOT)
     assert interface.text("en", "explain.known") not in out
     assert out.index("TP065 · ") < out.index("TP037 · ")

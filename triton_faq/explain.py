@@ -111,24 +111,10 @@ def known_unanswered(text: str, root: Path) -> dict | None:
         found = messages.match(text, root)
     except (OSError, ValueError):  # no catalogue in this copy
         return None
-    named = _named_messages(root)
     for hit in found:
-        if hit.generic or any(template.entries for template in hit.templates):
-            continue
-        if any(_normal(text[hit.start:hit.end]) in names for names in named):
-            continue  # an entry names this message in its title or symptoms, though no proof of it claims it
-        return messages.describe(hit)
+        if not hit.generic and not any(template.entries for template in hit.templates):
+            return messages.describe(hit)
     return None
-
-
-def _normal(text: str) -> str:
-    return " ".join(text.lower().split()).strip(" .:")
-
-
-def _named_messages(root: Path) -> list[str]:
-    """Every entry's title and symptoms, each language, normalised: the messages entries name."""
-    return [_normal(line) for entry in handbook.load(root).entries for view in entry.views()
-            for line in (view.title, *view.symptoms)]
 
 
 def answer(text: str, root: Path = handbook.ROOT) -> Answer:

@@ -484,16 +484,31 @@ def entry_messages(root: Path = ROOT) -> list[tuple[str, str, str]]:
     return found
 
 
+def named_messages(root: Path = ROOT) -> list[tuple[str, str]]:
+    """(entry ID, line): the titles and symptoms of every entry's pages, where an entry can name a message
+    that its proof cannot claim (TP065's needs a driver older than the GPU machine's)."""
+    from . import handbook
+
+    return [(entry.id, line) for entry in handbook.load(root).entries for view in entry.views()
+            for line in (view.title, *view.symptoms)]
+
+
+NAMED_WORDS = 4  # a message named in a title or symptom maps only with this many words of its own
+
+
 def entries_for(catalogue: Catalogue, root: Path = ROOT) -> dict[str, set[str]]:
     """template ID -> the entries that explain it: a template is mapped to an entry when one of the
-    entry's messages (``entry_messages``) contains it, the template is not generic and its own words
+    entry's messages (``entry_messages``), or a title or symptom of its pages with at least
+    ``NAMED_WORDS`` of the template's words (``named_messages``), contains it, the template is not generic and its own words
     make at least half of the matched span (so ``Triton Error [CUDA]: {...}`` is not mapped through
     whatever CUDA error one entry explains, nor ``{cls.__name__} has no attribute '{name}'`` through
     Python's own AttributeError)."""
     mapped: dict[str, set[str]] = {}
-    for entry, message, _ in entry_messages(root):
+    sources = [(entry, message, 0) for entry, message, _ in entry_messages(root)]
+    sources += [(entry, line, NAMED_WORDS) for entry, line in named_messages(root)]
+    for entry, message, words in sources:
         for hit in catalogue.match(message):
-            if hit.covered >= 0.5 and not hit.generic:
+            if hit.covered >= 0.5 and not hit.generic and hit.words >= words:
                 for template in hit.templates:  # the same text raised in several places
                     mapped.setdefault(template.id, set()).add(entry)
     return mapped
