@@ -21,11 +21,11 @@ from triton_faq.explain import ExplainError, answer, explain, generic_messages
 
 FROZEN = yaml.safe_load((Path(__file__).parent / "data" / "frozen_reports" / "reports.yaml").read_text(encoding="utf-8"))
 DEVELOPMENT = yaml.safe_load((Path(__file__).parent / "data" / "real_messages.yaml").read_text(encoding="utf-8"))
-# A floor: the frozen set's rates on the final ranking (scores/after.json; 18/24 and 5/10 when first
-# measured, scores/after-first.json). The issue's targets are top-3 for 80% of the covered reports
-# (not met: 79%) and for 60% of the symptom-only ones (met). Pages edited since (issue 27's corrections)
-# moved one symptom-only report (TP035, "error is obvious larger in INTERPRET mode") out of the top three
-# with the ranking unchanged: 18/24 and 5/10 on the pages as they are (nothing tuned on the set).
+TUNING = yaml.safe_load((Path(__file__).parent / "data" / "tuning_reports" / "reports.yaml").read_text(encoding="utf-8"))
+# A floor: the frozen set's rates on the ranking as last measured (scores/after.json, and
+# scores/after-one-ranking.json since: both 18/24 top-3 overall and 5/10 symptom-only). The issue's
+# targets, 80% and 60%, are not met (75% and 50%); the set is never tuned on, so this only keeps a
+# change from losing ground on it.
 FROZEN_TOP3 = 18 / 24
 FROZEN_SYMPTOM_TOP3 = 5 / 10
 
@@ -145,10 +145,25 @@ def test_the_frozen_reports_keep_their_measured_rates():
     assert rate >= FROZEN_TOP3 and symptom_rate >= FROZEN_SYMPTOM_TOP3, (rate, symptom_rate)
 
 
-@pytest.mark.parametrize("name", ["frozen", "development"])
+@pytest.mark.parametrize("name", ["frozen", "tuning"])
+def test_a_report_set_is_judged_to_entries_that_exist_with_its_kind_and_language(name):
+    reports = {"frozen": FROZEN, "tuning": TUNING}[name]
+    ids = {entry.id for entry in handbook.load(ROOT).entries} | {"none"}
+    urls = [report["url"] for report in reports]
+    assert len(urls) == len(set(urls))
+    for report in reports:
+        assert {"query", "url", "lang", "kind", "entry", "note", "text"} <= set(report), report["url"]
+        assert report["kind"] in ("message", "symptom", "install") and report["lang"] in ("en", "zh"), report["url"]
+        assert report["entry"] in ids and set(report.get("also", [])) <= ids, report["url"]
+    if name == "tuning":  # no thread of the frozen set is tuned on
+        assert not set(urls) & {report["url"] for report in FROZEN}
+
+
+@pytest.mark.parametrize("name", ["frozen", "tuning", "development"])
 def test_no_confident_single_answer_is_wrong(name):
-    if name == "frozen":
-        reports = [(r["text"], {r["entry"], *r.get("also", [])} - {"none"}) for r in FROZEN]
+    if name in ("frozen", "tuning"):
+        reports = [(r["text"], {r["entry"], *r.get("also", [])} - {"none"})
+                   for r in {"frozen": FROZEN, "tuning": TUNING}[name]]
     else:
         reports = [(r["message"], {r["entry"]} - {None}) for r in DEVELOPMENT]
     wrong = []
