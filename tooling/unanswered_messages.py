@@ -3,10 +3,9 @@
     python tooling/unanswered_messages.py            # the development and tuning sets
     python tooling/unanswered_messages.py --top 20
 
-Each real report (tests/data/real_messages.yaml, tests/data/tuning_reports/reports.yaml) is matched
-against Triton's message catalogue (``triton_faq.messages``). A template that no entry explains
-(``Template.entries`` empty, not generic) counts once per thread that pastes it; templates of the same
-text raised in several places count as one message. The frozen set is left out: it measures, it does
+Each real report (tests/data/real_messages.yaml, tests/data/tuning_reports/reports.yaml) is given to
+explain; a message of Triton's catalogue that explain reports as having no entry (``Answer.known``:
+what raises it, where, in which releases) counts once per thread that pastes it. The frozen set is left out: it measures, it does
 not choose what to write.
 """
 
@@ -22,7 +21,7 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from triton_faq import messages  # noqa: E402
+from triton_faq import explain  # noqa: E402
 
 
 def reports() -> list[tuple[str, str]]:
@@ -35,16 +34,21 @@ def reports() -> list[tuple[str, str]]:
 
 
 def unanswered(items: list[tuple[str, str]]) -> list[tuple[str, dict, set[str]]]:
-    """(message, describe() of it, the threads that paste it), most threads first."""
+    """(message, its description, the threads that paste it), most threads first: the messages explain
+    itself reports as Triton's with no entry (``Answer.known``), left out where the text also matches an
+    entry's fingerprint or a message several causes print (explain answers those through the entries)."""
     threads: dict[str, set[str]] = defaultdict(set)
     described: dict[str, dict] = {}
     for url, text in items:
-        for hit in messages.match(text, ROOT):
-            if hit.generic or any(template.entries for template in hit.templates):
-                continue
-            key = hit.template.text
-            threads[key].add(url)
-            described.setdefault(key, messages.describe(hit))
+        try:
+            found = explain.answer(text, ROOT)
+        except explain.ExplainError:
+            found = None
+        known = explain.known_unanswered(text, ROOT) if found is None else found.known
+        if known is None or (found is not None and found.group is not None):
+            continue
+        threads[known["template"]].add(url)
+        described.setdefault(known["template"], known)
     return sorted(((key, described[key], urls) for key, urls in threads.items()),
                   key=lambda row: (-len(row[2]), row[0]))
 
