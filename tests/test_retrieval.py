@@ -101,6 +101,8 @@ def test_a_message_an_entry_names_is_not_said_to_have_no_entry():
     ("RuntimeError: Triton Error [CUDA]: an illegal memory access was encountered", {"TP023", "TP004", "TP003", "TP024"}),
     ("RuntimeError: Triton Error [CUDA]: device kernel image is invalid", {"TP037", "TP062", "TP023", "TP065"}),
     ("RuntimeError: 2 active drivers ([<class 'a.CudaDriver'>, <class 'b.CudaDriver'>]).", {"TP012"}),
+    ("torch._inductor.exc.TritonMissing: Cannot find a working triton installation. Either the package is not "
+     "installed or it is too old.", {"TP064", "TP060"}),
 ])
 def test_a_generic_message_lists_every_entry_that_explains_it_never_one_alone(text, listed):
     found = answer(text, ROOT)
