@@ -159,7 +159,9 @@ def terms(text: str, segmenter=None) -> list[str]:
 
 # --- the entries as documents --------------------------------------------------------------------
 
-def _fields(entry: Entry) -> dict[str, list[str]]:
+def entry_texts(entry: Entry) -> dict[str, str]:
+    """The text of each of an entry's fields (``FIELDS``), every language: what explain ranks and the
+    site's search index (``search_index``) scores."""
     texts = {name: [] for name in FIELDS}
     texts["messages"] = [error.message for error in entry.errors]
     for view in entry.views():
@@ -168,7 +170,29 @@ def _fields(entry: Entry) -> dict[str, list[str]]:
         texts["symptoms"] += view.symptoms
         texts["keywords"] += view.keywords
         texts["body"].append(view.body)
-    return {name: terms("\n".join(parts)) for name, parts in texts.items()}
+    return {name: "\n".join(parts) for name, parts in texts.items()}
+
+
+def _fields(entry: Entry) -> dict[str, list[str]]:
+    return {name: terms(text) for name, text in entry_texts(entry).items()}
+
+
+# --- BM25F, for explain (per query) and the site's index (per term, at build time) ----------------
+
+def idf(count: int, df: int) -> float:
+    """The rarity of a term that ``df`` of ``count`` entries use."""
+    return math.log(1 + (count - df + 0.5) / (df + 0.5))
+
+
+def field_frequency(name: str, tf: int, length: int, average: float) -> float:
+    """A term's count in one field, weighted and normalised by the field's length (``FIELDS``)."""
+    weight, b = FIELDS[name]
+    return weight * tf / (1 - b + b * length / (average or 1))
+
+
+def contribution(rarity: float, weighted: float) -> float:
+    """One term's share of a document's score: its rarity times its saturated weighted frequency."""
+    return rarity * weighted / (K1 + weighted)
 
 
 def _signature(root: Path, entries: list[Entry]) -> str:
@@ -205,8 +229,7 @@ class Index:
     han_vocabulary: dict[str, int]
 
     def idf(self, term: str) -> float:
-        n, df = len(self.ids), self.frequency.get(term, 0)
-        return math.log(1 + (n - df + 0.5) / (df + 0.5))
+        return idf(len(self.ids), self.frequency.get(term, 0))
 
     def score(self, query: list[str]) -> dict[str, float]:
         """BM25F of every entry for the query's distinct terms."""
@@ -216,14 +239,10 @@ class Index:
             total = 0.0
             doc, lengths = self.docs[entry_id], self.lengths[entry_id]
             for term in wanted:
-                weighted = 0.0
-                for name, (weight, b) in FIELDS.items():
-                    count = doc[name].get(term)
-                    if count:
-                        norm = 1 - b + b * lengths[name] / (self.average[name] or 1)
-                        weighted += weight * count / norm
+                weighted = sum(field_frequency(name, doc[name][term], lengths[name], self.average[name])
+                               for name in FIELDS if doc[name].get(term))
                 if weighted:
-                    total += self.idf(term) * weighted / (K1 + weighted)
+                    total += contribution(self.idf(term), weighted)
             scores[entry_id] = total
         return scores
 

@@ -40,8 +40,6 @@ from pathlib import Path
 
 from . import handbook, retrieval
 
-FIELDS = retrieval.FIELDS  # field: (weight, length normalisation b), explain's
-K1 = retrieval.K1
 DOCUMENTS_PER_FILE = 32
 SHARD_BYTES = 12_000  # a shard's size the shard count aims at
 HAN = retrieval.HAN
@@ -111,13 +109,9 @@ def documents(book: handbook.Handbook, language: str) -> list[Document]:
             fields = {"title": terms(title), "description": terms(description), "body": terms(_plain(page.body))}
             docs.append(Document(location, title, description, fields))
             continue
-        views = entry.views()
-        fields = {"title": terms("\n".join(view.title for view in views)),
-                  "description": terms("\n".join(view.description for view in views)),
-                  "symptoms": terms("\n".join(line for view in views for line in view.symptoms)),
-                  "keywords": terms("\n".join(line for view in views for line in view.keywords)),
-                  "messages": terms("\n".join(error.message for error in entry.errors)),
-                  "body": terms("\n".join(_plain(view.body) for view in views))}
+        texts = retrieval.entry_texts(entry)
+        texts["body"] = _plain(texts["body"])
+        fields = {name: terms(text) for name, text in texts.items()}
         docs.append(Document(location, title, description, fields, entry=True))
         docs += [Document(f"{location}#error-{number}", error.message, description,
                           {"title": terms(error.message), "messages": terms(error.message)})
@@ -131,7 +125,7 @@ def postings(docs: list[Document]) -> dict[str, list[list]]:
     # entries, the latter in the fields that say what an entry is about (every page's body uses the
     # everyday words of its language)
     about = [doc for doc in docs if doc.entry] or docs
-    average = {name: sum(len(doc.fields.get(name, [])) for doc in about) / len(about) for name in FIELDS}
+    average = {name: sum(len(doc.fields.get(name, [])) for doc in about) / len(about) for name in retrieval.FIELDS}
     frequency: Counter = Counter()
     for doc in about:
         frequency.update({term for name, terms_ in doc.fields.items() if name in retrieval.IDF_FIELDS
@@ -140,17 +134,13 @@ def postings(docs: list[Document]) -> dict[str, list[list]]:
     found: dict[str, list[list]] = {}
     for number, doc in enumerate(docs):
         weighted: Counter = Counter()
-        for name, (weight, b) in FIELDS.items():
+        for name in retrieval.FIELDS:
             words = doc.fields.get(name, [])
-            if not words:
-                continue
-            norm = 1 - b + b * len(words) / (average[name] or 1)
             for term, tf in Counter(words).items():
-                weighted[term] += weight * tf / norm
+                weighted[term] += retrieval.field_frequency(name, tf, len(words), average[name])
         for term, w in weighted.items():
-            df = min(frequency[term], count)
-            idf = math.log(1 + (count - df + 0.5) / (df + 0.5))
-            found.setdefault(term, []).append([number, round(idf * w / (K1 + w), 3)])
+            rarity = retrieval.idf(count, min(frequency[term], count))
+            found.setdefault(term, []).append([number, round(retrieval.contribution(rarity, w), 3)])
     for items in found.values():
         items.sort(key=lambda item: -item[1])
     return found
