@@ -1,0 +1,121 @@
+"""TP082's claims, one test each: snippets/compilation/to_on_an_argument_equal_to_1.py.
+
+The compiles without a GPU run in one fresh process (`in_fresh_process_by_case`), in a new empty
+cache, through the file's `compile_for_h200` (an int argument equal to 1 is a constant, as the
+launcher makes it); the launches run on the backend of the session.
+"""
+
+import os
+import re
+import tempfile
+from pathlib import Path
+
+import pytest
+import torch
+import triton
+import triton.language as tl
+
+from snippets.compilation import to_on_an_argument_equal_to_1 as entry
+from triton_faq.testing import assert_matches_float64, fresh_randn, in_fresh_process_by_case
+
+RELEASE = tuple(int(part) for part in triton.__version__.split(".")[:2])
+INTERPRETED = entry.DEVICE == "cpu"
+
+
+def no_attribute(name):
+    """The last line of the CompilationError for `<argument equal to 1>.<name>`, by release."""
+    holder = "constexpr" if RELEASE < (3, 4) else "int"
+    return f"AttributeError(\"'{holder}' object has no attribute '{name}'\")"
+
+
+@triton.jit
+def bits_of_a_stride(out_ptr, stride, BLOCK: tl.constexpr):
+    """Another tensor attribute on an int argument: its dtype."""
+    tl.store(out_ptr + tl.arange(0, BLOCK), stride.dtype.primitive_bitwidth + tl.zeros((BLOCK,), tl.int32))
+
+
+LOAD_OFFSETS = re.compile(r"tt\.addptr %\w+, %\w+ : tensor<128x!tt\.ptr<f32>>, tensor<128x(i\d+)>")
+
+
+def offline_case(kernel, stride_row, stride_col):
+    """Compile one kernel for sm_90 without a GPU: the integer widths of its pointer offsets, or the
+    last line of the CompilationError (run by `offline`, in a fresh process)."""
+    os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp()
+    if kernel == "bits_of_a_stride":
+        fn = triton.runtime.jit.JITFunction(bits_of_a_stride.fn)
+        constants = {"BLOCK": 8} | ({"stride": 1} if stride_row == 1 else {})
+        signature = {"out_ptr": "*i32", "stride": "constexpr" if stride_row == 1 else "i32", "BLOCK": "constexpr"}
+        compile_ = lambda: triton.compile(triton.compiler.ASTSource(fn, signature, constants), target=entry.H200)  # noqa: E731
+    else:
+        compile_ = lambda: entry.compile_for_h200(getattr(entry, kernel), stride_row, stride_col)  # noqa: E731
+    try:
+        compiled = compile_()
+    except triton.compiler.errors.CompilationError as error:
+        return {"last": str(error).strip().splitlines()[-1]}
+    return {"offsets": sorted(set(LOAD_OFFSETS.findall(compiled.asm["ttir"])))}
+
+
+CASES = [(kernel, *strides)
+         for kernel in ("scale_rows_pitfall", "scale_rows_fixed")
+         for strides in ((100, 1), (1, 50), (200, 2), (1, 1))] + [("bits_of_a_stride", 1, 0), ("bits_of_a_stride", 64, 0)]
+
+
+def offline(kernel, stride_row, stride_col):
+    return in_fresh_process_by_case(Path(__file__), "offline_case", CASES,
+                                    compile_ready=True)[(kernel, stride_row, stride_col)]["value"]
+
+
+# -- reproducer of the message in the page's `errors:` front matter
+
+def reproduce_contiguous():
+    return offline("scale_rows_pitfall", 100, 1)["last"]
+
+
+# -- the pitfall, compiled
+
+def test_pitfall_a_contiguous_input_does_not_compile():
+    """x of (rows, 100), contiguous: stride_col is 1."""
+    assert offline("scale_rows_pitfall", 100, 1) == {"last": no_attribute("to")}
+
+
+def test_pitfall_a_transposed_view_does_not_compile_either():
+    """x.t() of a (100, 50) tensor: stride_row is 1."""
+    assert offline("scale_rows_pitfall", 1, 50) == {"last": no_attribute("to")}
+
+
+def test_pitfall_strides_without_a_1_compile_with_64_bit_offsets():
+    """x[:, ::2] of a contiguous (rows, 200) tensor: strides 200 and 2."""
+    assert offline("scale_rows_pitfall", 200, 2) == {"offsets": ["i32", "i64"]}  # the store's and the load's
+
+
+def test_pitfall_another_tensor_attribute_dtype_fails_the_same_way():
+    assert offline("bits_of_a_stride", 1, 0) == {"last": no_attribute("dtype")}
+    assert "offsets" in offline("bits_of_a_stride", 64, 0)
+
+
+@pytest.mark.gpu
+def test_gpu_a_contiguous_input_fails_at_the_first_launch():
+    with pytest.raises(triton.compiler.errors.CompilationError) as caught:
+        entry.scale_rows(entry.scale_rows_pitfall, fresh_randn(8, 100))
+    assert str(caught.value).strip().splitlines()[-1] == no_attribute("to")
+
+
+@pytest.mark.skipif(not INTERPRETED, reason="the interpreter's behaviour; compiled, the launch is refused")
+def test_pitfall_the_interpreter_runs_it_with_a_stride_of_1_and_gets_it_right():
+    x = fresh_randn(8, 100)
+    assert x.stride(1) == 1
+    assert_matches_float64(entry.scale_rows(entry.scale_rows_pitfall, x), 2 * x.double())
+
+
+# -- the fix
+
+@pytest.mark.parametrize("strides", [(100, 1), (1, 50), (200, 2), (1, 1)])
+def test_fix_compiles_with_64_bit_offsets(strides):
+    assert offline("scale_rows_fixed", *strides) == {"offsets": ["i32", "i64"]}
+
+
+@pytest.mark.parametrize("view", ["contiguous", "transposed", "every other column", "one column"])
+def test_fix_matches_float64(view):
+    x = {"contiguous": lambda: fresh_randn(30, 100), "transposed": lambda: fresh_randn(100, 30).t(),
+         "every other column": lambda: fresh_randn(30, 200)[:, ::2], "one column": lambda: fresh_randn(30, 1)}[view]()
+    assert_matches_float64(entry.scale_rows(entry.scale_rows_fixed, x, scale=3.0), 3 * x.double())
