@@ -18,6 +18,8 @@ from triton_faq.testing import assert_matches_float64, fresh_randn, in_fresh_pro
 SNIPPET = Path(entry.__file__)
 SENTINEL = entry.SENTINEL
 ROWS, COLS, BUF_ROWS, BUF_COLS, BLOCK = 20, 36, 32, 48, 16
+RELEASE = tuple(int(part) for part in triton.__version__.split(".")[:2])
+REMOVED_MESSAGE = "Block pointers have been removed in favor of the tensor descriptor API"
 ALLOCATOR_MESSAGE = ("Kernel requires a runtime memory allocation, but no allocator was set. "
                      "Use triton.set_allocator to specify an allocator.")
 
@@ -40,6 +42,15 @@ def test_make_tensor_descriptor_exists():
 
 def test_host_tensor_descriptor_exists():
     from triton.tools.tensor_descriptor import TensorDescriptor  # noqa: F401
+
+
+def test_block_pointer_copy_runs_before_3_9_and_is_refused_with_a_message_from_3_9():
+    if RELEASE < (3, 9):
+        edge_case("block_ptr")  # runs
+        return
+    with pytest.raises(Exception) as caught:
+        edge_case("block_ptr")
+    assert REMOVED_MESSAGE in str(caught.value) + repr(caught.value.__cause__)
 
 
 def test_make_block_ptr_runs_without_a_deprecation_warning():
