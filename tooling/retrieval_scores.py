@@ -4,14 +4,16 @@
     python tooling/retrieval_scores.py --site DIR         # also the built site in DIR, in chromium
     python tooling/retrieval_scores.py --out FILE.json    # the numbers and every report's result
 
-Three sets:
+Four sets:
 
 - development: tests/data/real_messages.yaml (pasted messages) and tests/search_questions.json
   (everyday questions), written alongside the entries;
 - tuning: tests/data/tuning_reports/reports.yaml, real reports collected and judged by its RULE.md
   before they were scored, and tuned on openly;
 - frozen: tests/data/frozen_reports/reports.yaml, collected and judged by its RULE.md before any
-  ranking change and never tuned on.
+  ranking change and never tuned on;
+- heldout: tests/data/heldout_reports/reports.yaml, collected by its RULE.md blind to the ranking,
+  judged afterwards against the entries of a named commit, and never tuned on.
 
 For each report answered by an entry: top-1 and top-3 (the answering entry, or one listed under
 ``also``, first / among the first three), overall, per kind (message, symptom, install) and per
@@ -162,10 +164,10 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--site", type=Path, help="a built site (mkdocs build -d DIR) to measure its search too")
     parser.add_argument("--out", type=Path, help="write the numbers and every report's result here (JSON)")
-    parser.add_argument("--only", choices=("development", "tuning", "frozen"), action="append",
+    parser.add_argument("--only", choices=("development", "tuning", "frozen", "heldout"), action="append",
                         help="measure this set only (may be given more than once)")
     args = parser.parse_args(argv)
-    makers = {"development": development, "tuning": lambda: reports("tuning"), "frozen": lambda: reports("frozen")}
+    makers = {"development": development, **{name: (lambda name=name: reports(name)) for name in ("tuning", "frozen", "heldout")}}
     sets = {name: make() for name, make in makers.items() if not args.only or name in args.only}
     for items in sets.values():
         for item in items:
