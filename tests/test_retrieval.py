@@ -1,8 +1,10 @@
 """explain's ranking (triton_faq/retrieval.py) and its confidence, on the tokeniser and on real reports.
 
 The frozen report set (tests/data/frozen_reports/, collected and judged by its RULE.md before the
-ranking was written, never tuned on) is held to the rates it reached when first measured, and no
-confident single answer may be wrong on it or on the development set.
+ranking was written, never tuned on) and the held-out set (tests/data/heldout_reports/, collected
+blind to the ranking and judged before it was scored, never tuned on) are held to the rates they
+reached when first measured, and no confident single answer may be wrong on them, on the tuning
+set or on the development set.
 """
 
 import json
@@ -22,12 +24,17 @@ from triton_faq.explain import ExplainError, answer, explain, generic_messages
 FROZEN = yaml.safe_load((Path(__file__).parent / "data" / "frozen_reports" / "reports.yaml").read_text(encoding="utf-8"))
 DEVELOPMENT = yaml.safe_load((Path(__file__).parent / "data" / "real_messages.yaml").read_text(encoding="utf-8"))
 TUNING = yaml.safe_load((Path(__file__).parent / "data" / "tuning_reports" / "reports.yaml").read_text(encoding="utf-8"))
+HELDOUT = yaml.safe_load((Path(__file__).parent / "data" / "heldout_reports" / "reports.yaml").read_text(encoding="utf-8"))
+SETS = {"frozen": FROZEN, "tuning": TUNING, "heldout": HELDOUT}
 # A floor: the frozen set's rates on the ranking as last measured (scores/after.json, and
 # scores/after-one-ranking.json since: both 18/24 top-3 overall and 5/10 symptom-only). The issue's
 # targets, 80% and 60%, are not met (75% and 50%); the set is never tuned on, so this only keeps a
 # change from losing ground on it.
 FROZEN_TOP3 = 18 / 24
 FROZEN_SYMPTOM_TOP3 = 5 / 10
+# The held-out set's rates when first measured (scores/first.json): 26/31 top-3, 7/9 symptom-only.
+HELDOUT_TOP3 = 26 / 31
+HELDOUT_SYMPTOM_TOP3 = 7 / 9
 
 
 def test_code_tokens_are_split_and_kept_whole():
@@ -137,19 +144,23 @@ def _covered_top3(report):
     return bool(set(got) & {report["entry"], *report.get("also", [])})
 
 
-def test_the_frozen_reports_keep_their_measured_rates():
-    covered = [report for report in FROZEN if report["entry"] != "none"]
+@pytest.mark.parametrize("name, judged, floor, symptom_floor", [
+    ("frozen", (24, 10), FROZEN_TOP3, FROZEN_SYMPTOM_TOP3),
+    ("heldout", (31, 9), HELDOUT_TOP3, HELDOUT_SYMPTOM_TOP3),
+])
+def test_a_measuring_set_keeps_its_measured_rates(name, judged, floor, symptom_floor):
+    covered = [report for report in SETS[name] if report["entry"] != "none"]
     symptoms = [report for report in covered if report["kind"] == "symptom"]
-    assert len(FROZEN) >= 60 and len(covered) == 24 and len(symptoms) == 10
+    assert len(SETS[name]) >= 60 and (len(covered), len(symptoms)) == judged
     hits = {id(report): _covered_top3(report) for report in covered}
     rate = sum(hits.values()) / len(covered)
     symptom_rate = sum(hits[id(report)] for report in symptoms) / len(symptoms)
-    assert rate >= FROZEN_TOP3 and symptom_rate >= FROZEN_SYMPTOM_TOP3, (rate, symptom_rate)
+    assert rate >= floor and symptom_rate >= symptom_floor, (rate, symptom_rate)
 
 
-@pytest.mark.parametrize("name", ["frozen", "tuning"])
+@pytest.mark.parametrize("name", ["frozen", "tuning", "heldout"])
 def test_a_report_set_is_judged_to_entries_that_exist_with_its_kind_and_language(name):
-    reports = {"frozen": FROZEN, "tuning": TUNING}[name]
+    reports = SETS[name]
     ids = {entry.id for entry in handbook.load(ROOT).entries} | {"none"}
     urls = [report["url"] for report in reports]
     assert len(urls) == len(set(urls))
@@ -159,13 +170,15 @@ def test_a_report_set_is_judged_to_entries_that_exist_with_its_kind_and_language
         assert report["entry"] in ids and set(report.get("also", [])) <= ids, report["url"]
     if name == "tuning":  # no thread of the frozen set is tuned on
         assert not set(urls) & {report["url"] for report in FROZEN}
+    if name == "heldout":  # a thread of no other set
+        others = {report["url"] for report in FROZEN + TUNING} | {report["url"] for report in DEVELOPMENT}
+        assert not set(urls) & others
 
 
-@pytest.mark.parametrize("name", ["frozen", "tuning", "development"])
+@pytest.mark.parametrize("name", ["frozen", "tuning", "heldout", "development"])
 def test_no_confident_single_answer_is_wrong(name):
-    if name in ("frozen", "tuning"):
-        reports = [(r["text"], {r["entry"], *r.get("also", [])} - {"none"})
-                   for r in {"frozen": FROZEN, "tuning": TUNING}[name]]
+    if name in SETS:
+        reports = [(r["text"], {r["entry"], *r.get("also", [])} - {"none"}) for r in SETS[name]]
     else:
         reports = [(r["message"], {r["entry"]} - {None}) for r in DEVELOPMENT]
     wrong = []
@@ -179,9 +192,10 @@ def test_no_confident_single_answer_is_wrong(name):
     assert not wrong, wrong
 
 
-def test_the_scores_file_matches_the_frozen_set():
-    """scores/after.json was measured on this set: same reports, same judgements."""
-    scores = json.loads((Path(__file__).parent / "data" / "frozen_reports" / "scores" / "after.json").read_text(encoding="utf-8"))
-    measured = [(item["url"], sorted(item["answers"])) for item in scores["items"]["frozen"]]
-    judged = [(r["url"], sorted([] if r["entry"] == "none" else [r["entry"], *r.get("also", [])])) for r in FROZEN]
+@pytest.mark.parametrize("name, scores", [("frozen", "after.json"), ("heldout", "first.json")])
+def test_the_scores_file_matches_its_set(name, scores):
+    """The scores file the floor comes from was measured on this set: same reports, same judgements."""
+    path = Path(__file__).parent / "data" / f"{name}_reports" / "scores" / scores
+    measured = [(item["url"], sorted(item["answers"])) for item in json.loads(path.read_text(encoding="utf-8"))["items"][name]]
+    judged = [(r["url"], sorted([] if r["entry"] == "none" else [r["entry"], *r.get("also", [])])) for r in SETS[name]]
     assert measured == judged
