@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import torch
 import triton
+import triton.language as tl
 
 from snippets.compilation import name_assigned_from_a_constexpr as entry
 from triton_faq.testing import assert_matches_float64, fresh_randn, in_fresh_process_by_case
@@ -26,6 +27,13 @@ SHAPE = ("Shape element 1 must have type `constexpr[int]`, "
 STATIC_RANGE = "AssertionError('int32[] used as tl.static_range start value is not a constexpr')"
 ARANGE = "arange's arguments must be of type tl.constexpr"
 
+@triton.jit
+def half_arange(out_ptr, BLOCK: tl.constexpr):
+    """tl.arange over a name assigned from a constant, compiled (the rotation stops before it)."""
+    HALF = BLOCK // 2
+    tl.store(out_ptr + tl.arange(0, HALF), 1.0)
+
+
 # kernel -> its constants, as a launch of the file's launchers passes them (a row of 64 numbers)
 CASES = {
     "rotate_half_pitfall": {"HEAD_DIM": 64},
@@ -35,6 +43,7 @@ CASES = {
     "fold_halves_fixed": {"BLOCK": 64},
     "chunk_sums_pitfall": {"BLOCK": 64, "CHUNK": 16},
     "chunk_sums_fixed": {"BLOCK": 64, "CHUNK": 16},
+    "half_arange": {"BLOCK": 64},
 }
 
 
@@ -45,7 +54,7 @@ def offline_case(name):
 
     os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp()
     constants = CASES[name]
-    fn = JITFunction(getattr(entry, name).fn)
+    fn = JITFunction((half_arange if name == "half_arange" else getattr(entry, name)).fn)
     signature = {arg: "constexpr" if arg in constants else "*fp32" for arg in fn.arg_names}
     try:
         triton.compile(triton.compiler.ASTSource(fn, signature, constants),
@@ -99,6 +108,10 @@ def test_pitfall_a_shape_made_of_the_assigned_half_is_refused_on_both_backends()
     assert offline("fold_halves_pitfall")["cause"] == f"TypeError(\"{SHAPE}\")"
     assert SHAPE in launch_error(lambda: entry.fold_halves(entry.fold_halves_pitfall,
                                                            fresh_randn(4, 64)))
+
+
+def test_pitfall_compiled_arange_over_the_assigned_half_is_refused():
+    assert offline("half_arange")["cause"] == f'ValueError("{ARANGE}")'
 
 
 def test_pitfall_static_range_over_an_assigned_count_is_refused_when_compiled():
