@@ -73,6 +73,20 @@ def test_the_stored_entry_mapping_is_current(catalogue):
     assert set().union(*stored.values()) <= ids
 
 
+def test_a_short_phrase_inside_a_claimed_message_is_not_mapped_to_the_entry(catalogue):
+    """TP083 claims Python's `unsupported operand type(s) for ** or pow(): 'tensor' and 'int'`; the
+    compiler's own `unsupported operand type` is another message, and TP065's `Triton Error [CUDA]:
+    device kernel image is invalid` does not make every `Triton Error [CUDA]: {...}` TP065's."""
+    mapped = messages.entries_for(catalogue, ROOT)
+    texts = dict(zip(catalogue.columns["id"], catalogue.columns["text"]))
+    by_text = {}
+    for template, entries in mapped.items():
+        by_text.setdefault(texts[template], set()).update(entries)
+    assert "TP083" not in by_text.get("unsupported operand type", set())
+    assert "TP065" not in by_text.get("Triton Error [CUDA]: {cuGetErrorString}", set())
+    assert "TP039" in by_text["Pipeline failed while executing"]  # a prefix of four words of its own still maps
+
+
 def test_matching_finds_messages_in_the_forms_users_paste(catalogue):
     def texts(text):
         return [hit.template.text for hit in catalogue.match(text)]

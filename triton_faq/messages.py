@@ -508,7 +508,11 @@ def entries_for(catalogue: Catalogue, root: Path = ROOT) -> dict[str, set[str]]:
     sources += [(entry, line, NAMED_WORDS) for entry, line in named_messages(root)]
     for entry, message, words in sources:
         for hit in catalogue.match(message):
-            if hit.covered >= 0.5 and not hit.generic and hit.words >= words:
+            # a short template inside a longer claimed message (`unsupported operand type`, the bare
+            # `Triton Error [CUDA]: {...}`) is a phrase of it, not the message: it maps only as most of it
+            short = hit.words < NAMED_WORDS
+            most = 2 * len(TOKEN.findall(message[hit.start:hit.end].lower())) >= len(TOKEN.findall(message.lower()))
+            if hit.covered >= 0.5 and not hit.generic and hit.words >= words and (most or not short):
                 for template in hit.templates:  # the same text raised in several places
                     mapped.setdefault(template.id, set()).add(entry)
     return mapped

@@ -1,0 +1,152 @@
+"""TP083's claims, one test each: snippets/math_functions/power_operator_on_a_tensor.py.
+
+The compiles without a GPU run in one fresh process (`in_fresh_process_by_case`), in a new empty
+cache; the launches run on the backend of the session (the interpreter without a GPU).
+"""
+
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+import torch
+import triton
+import triton.language as tl
+
+from snippets.math_functions import power_operator_on_a_tensor as entry
+from triton_faq.testing import assert_matches_float64, fresh_randn, in_fresh_process_by_case
+
+RELEASE = tuple(int(part) for part in triton.__version__.split(".")[:2])
+INTERPRETED = entry.DEVICE == "cpu"
+
+
+def compiled_message(exponent_type):
+    """The last line of the CompilationError for `tensor ** <int or float>`, by release."""
+    if RELEASE < (3, 9):
+        return "AttributeError(\"'tensor' object has no attribute '__pow__'\")"
+    return f"unsupported operand type(s) for **: 'tensor' and '{exponent_type}'"
+
+
+INTERPRETER_MESSAGE = "unsupported operand type(s) for ** or pow(): 'tensor' and 'int'"
+
+
+@triton.jit
+def scale_from_int(out_ptr, d_head, BLOCK: tl.constexpr):
+    """The attention scale from a run-time int: d_head is a tensor in the kernel."""
+    tl.store(out_ptr + tl.arange(0, BLOCK), 1.0 / (d_head ** 0.5) + tl.zeros((BLOCK,), tl.float32))
+
+
+@triton.jit
+def scale_from_constexpr(out_ptr, HEAD_DIM: tl.constexpr, BLOCK: tl.constexpr):
+    """The same from a tl.constexpr: ** on a constant is Python's, done when the kernel is compiled."""
+    tl.store(out_ptr + tl.arange(0, BLOCK), 1.0 / (HEAD_DIM ** 0.5) + tl.zeros((BLOCK,), tl.float32))
+
+
+SIGNATURES = {
+    "rms_norm_pitfall": ({"x_ptr": "*fp32", "out_ptr": "*fp32", "n_cols": "i32", "eps": "fp32", "BLOCK": "constexpr"}, {"BLOCK": 1024}),
+    "rms_norm_fixed": ({"x_ptr": "*fp32", "out_ptr": "*fp32", "n_cols": "i32", "eps": "fp32", "BLOCK": "constexpr"}, {"BLOCK": 1024}),
+    "power_exp2": ({"x_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32", "p": "fp32", "BLOCK": "constexpr"}, {"BLOCK": 256}),
+    "power_libdevice": ({"x_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32", "p": "fp32", "BLOCK": "constexpr"}, {"BLOCK": 256}),
+    "scale_from_int": ({"out_ptr": "*fp32", "d_head": "i32", "BLOCK": "constexpr"}, {"BLOCK": 8}),
+    "scale_from_constexpr": ({"out_ptr": "*fp32", "HEAD_DIM": "constexpr", "BLOCK": "constexpr"}, {"HEAD_DIM": 64, "BLOCK": 8}),
+}
+
+
+def offline_case(name):
+    """Compile one kernel for sm_90 without a GPU: "compiled" or the CompilationError's last line."""
+    os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp()
+    kernel = globals().get(name) or getattr(entry, name)
+    signature, constants = SIGNATURES[name]
+    source = triton.compiler.ASTSource(triton.runtime.jit.JITFunction(kernel.fn), signature, constants)
+    try:
+        triton.compile(source, target=triton.backends.compiler.GPUTarget("cuda", 90, 32))
+    except triton.compiler.errors.CompilationError as error:
+        return str(error).strip().splitlines()[-1]
+    return "compiled"
+
+
+def offline(name):
+    return in_fresh_process_by_case(Path(__file__), "offline_case", list(SIGNATURES), compile_ready=True)[name]["value"]
+
+
+def launch_error(call):
+    with pytest.raises(Exception) as caught:
+        call()
+    return str(caught.value) + repr(caught.value.__cause__)
+
+
+# -- reproducers of the messages in the page's `errors:` front matter
+
+def reproduce_compiled():
+    return offline("rms_norm_pitfall")
+
+
+def reproduce_on_the_interpreter():
+    entry.rms_norm(entry.rms_norm_pitfall, fresh_randn(4, 100))
+
+
+# -- the pitfall
+
+def test_pitfall_compiled_a_power_of_a_tensor_is_refused():
+    assert offline("rms_norm_pitfall") == compiled_message("int")
+
+
+def test_pitfall_a_launch_is_refused_on_either_backend():
+    text = launch_error(lambda: entry.rms_norm(entry.rms_norm_pitfall, fresh_randn(4, 100)))
+    assert (INTERPRETER_MESSAGE if INTERPRETED else compiled_message("int")) in text
+
+
+def test_pitfall_a_run_time_int_is_a_tensor_too_and_a_constexpr_is_not():
+    assert offline("scale_from_int") == compiled_message("float")
+    assert offline("scale_from_constexpr") == "compiled"
+
+
+def test_tl_math_has_no_pow_and_libdevice_has_one():
+    from triton.language.extra import libdevice
+
+    assert not hasattr(tl.math, "pow")
+    assert callable(libdevice.pow)
+
+
+@pytest.mark.skipif(not INTERPRETED, reason="the interpreter's behaviour; compiled, libdevice.pow runs")
+def test_interpreter_cannot_run_libdevice_pow():
+    with pytest.raises(Exception):
+        entry.power(entry.power_libdevice, torch.rand(100) + 0.5, 2.5)
+
+
+# -- the fixes
+
+@pytest.mark.parametrize("name", ["rms_norm_fixed", "power_exp2", "power_libdevice"])
+def test_fix_compiles(name):
+    assert offline(name) == "compiled"
+
+
+@pytest.mark.parametrize("n_cols", [1, 100, 1000, 4096])
+def test_fix_rms_norm_matches_float64(n_cols):
+    x = fresh_randn(6, n_cols)
+    x64 = x.double()
+    reference = x64 / torch.sqrt((x64 * x64).mean(dim=1, keepdim=True) + 1e-6)
+    assert_matches_float64(entry.rms_norm(entry.rms_norm_fixed, x), reference)
+
+
+@pytest.mark.parametrize("p", [2.5, -0.5, 3.0, 0.25])
+def test_fix_exp2_of_p_log2_matches_float64_for_positive_bases(p):
+    x = torch.rand(3000, dtype=torch.float64).mul(10).add(0.1).float().to(entry.DEVICE)  # 0.1 to 10.1
+    assert_matches_float64(entry.power(entry.power_exp2, x, p), x.double() ** p, rtol=2e-6)
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered in log2:RuntimeWarning")  # NumPy, on the interpreter
+def test_fix_exp2_of_p_log2_is_nan_for_a_negative_base():
+    x = -(torch.rand(100) + 0.1).to(entry.DEVICE)
+    out = torch.full_like(x, 7.0)  # not NaN, so an unwritten element shows
+    entry.power_exp2[(1,)](x, out, x.numel(), 3.0, BLOCK=128)
+    assert torch.isnan(out).all()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("p", [2.5, -0.5, 3.0])
+def test_gpu_libdevice_pow_matches_float64_with_negative_bases_for_an_integer_power(p):
+    x = fresh_randn(3000)
+    if p != 3.0:
+        x = x.abs() + 0.1
+    assert_matches_float64(entry.power(entry.power_libdevice, x, p), x.double() ** p, rtol=1e-6)
