@@ -59,13 +59,13 @@ def scale_rows(kernel, x, scale=2.0):
 H200 = triton.backends.compiler.GPUTarget("cuda", 90, 32)
 
 
-def compile_for_h200(kernel, stride_row, stride_col):
+def compile_for_h200(kernel, stride_row, stride_col, do_not_specialize=()):
     """Compile `kernel` for sm_90 without a GPU, its int arguments typed as the launcher types them:
-    a value of 1 becomes a constant. Returns the compiled kernel."""
+    a value of 1 becomes a constant unless do_not_specialize names it. Returns the compiled kernel."""
     fn = triton.runtime.jit.JITFunction(kernel.fn)  # a fresh object: nothing cached in this process
     ints = {"n_cols": 100, "stride_row": stride_row, "stride_col": stride_col}
     types = {"x_ptr": "*fp32", "out_ptr": "*fp32", "scale": "fp32", "BLOCK": "constexpr"}
-    constants = {"BLOCK": 128} | {name: 1 for name, value in ints.items() if value == 1}
+    constants = {"BLOCK": 128} | {name: 1 for name, value in ints.items() if value == 1 and name not in do_not_specialize}
     signature = {name: "constexpr" if name in constants else types.get(name, "i32") for name in fn.arg_names}
     return triton.compile(triton.compiler.ASTSource(fn, signature, constants), target=H200)
 # --8<-- [end:offline]
@@ -80,6 +80,11 @@ def main():
             except Exception as error:  # triton.compiler.errors.CompilationError
                 print(f"{kernel.fn.__name__}, strides {strides}: {str(error).strip().splitlines()[-1]}")
     x = torch.randn(50, 100, device=DEVICE)
+    if DEVICE == "cuda":  # a real launch of the pitfall on a contiguous tensor
+        try:
+            scale_rows(scale_rows_pitfall, x)
+        except Exception as error:
+            print("pitfall launched on a contiguous tensor:", str(error).strip().splitlines()[-1])
     print("fixed equals 2 * x:", torch.equal(scale_rows(scale_rows_fixed, x), 2 * x))
     print("fixed equals 2 * x.t():", torch.equal(scale_rows(scale_rows_fixed, x.t()), 2 * x.t()))
 

@@ -34,6 +34,37 @@ def half_arange(out_ptr, BLOCK: tl.constexpr):
     tl.store(out_ptr + tl.arange(0, HALF), 1.0)
 
 
+@triton.jit
+def assert_on_an_argument(out_ptr, n, BLOCK: tl.constexpr):
+    """A static assertion on a run-time argument: no constant anywhere."""
+    tl.static_assert(n % 16 == 0)
+    tl.store(out_ptr + tl.arange(0, BLOCK), 1.0)
+
+
+@triton.jit
+def annotated_argument_half(out_ptr, n, BLOCK: tl.constexpr):
+    """The annotation over a run-time expression: accepted, and no constant comes of it."""
+    HALF: tl.constexpr = n // 2
+    tl.store(out_ptr + tl.arange(0, HALF), 1.0)
+
+
+@triton.jit
+def annotated_parameter_again(out_ptr, n, BLOCK: tl.constexpr):
+    """The annotation on a name that exists already (the parameter itself)."""
+    BLOCK: tl.constexpr = BLOCK // 2
+    tl.store(out_ptr + tl.arange(0, BLOCK), 1.0)
+
+
+@triton.jit
+def inline_assert(out_ptr, n, BLOCK: tl.constexpr):
+    """The expression itself in the assertion: a constant."""
+    tl.static_assert(BLOCK // 2 * 2 == BLOCK)
+    tl.store(out_ptr + tl.arange(0, BLOCK // 2), 1.0)
+
+
+LOCAL_KERNELS = ("half_arange", "assert_on_an_argument", "annotated_argument_half", "annotated_parameter_again",
+                 "inline_assert")
+
 # kernel -> its constants, as a launch of the file's launchers passes them (a row of 64 numbers)
 CASES = {
     "rotate_half_pitfall": {"HEAD_DIM": 64},
@@ -44,6 +75,10 @@ CASES = {
     "chunk_sums_pitfall": {"BLOCK": 64, "CHUNK": 16},
     "chunk_sums_fixed": {"BLOCK": 64, "CHUNK": 16},
     "half_arange": {"BLOCK": 64},
+    "assert_on_an_argument": {"BLOCK": 64},
+    "annotated_argument_half": {"BLOCK": 64},
+    "annotated_parameter_again": {"BLOCK": 64},
+    "inline_assert": {"BLOCK": 64},
 }
 
 
@@ -54,8 +89,8 @@ def offline_case(name):
 
     os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp()
     constants = CASES[name]
-    fn = JITFunction((half_arange if name == "half_arange" else getattr(entry, name)).fn)
-    signature = {arg: "constexpr" if arg in constants else "*fp32" for arg in fn.arg_names}
+    fn = JITFunction((globals()[name] if name in LOCAL_KERNELS else getattr(entry, name)).fn)
+    signature = {arg: "constexpr" if arg in constants else "i32" if arg == "n" else "*fp32" for arg in fn.arg_names}
     try:
         triton.compile(triton.compiler.ASTSource(fn, signature, constants),
                        target=triton.backends.compiler.GPUTarget("cuda", 90, 32))
@@ -112,6 +147,23 @@ def test_pitfall_a_shape_made_of_the_assigned_half_is_refused_on_both_backends()
 
 def test_pitfall_compiled_arange_over_the_assigned_half_is_refused():
     assert offline("half_arange")["cause"] == f'ValueError("{ARANGE}")'
+
+
+def test_the_same_message_for_a_static_assert_on_a_run_time_argument():
+    assert offline("assert_on_an_argument")["last"] == STATIC_ASSERT
+
+
+def test_the_annotation_over_a_run_time_expression_makes_no_constant():
+    assert offline("annotated_argument_half")["cause"] == f'ValueError("{ARANGE}")'
+
+
+def test_the_annotation_on_a_name_that_exists_is_refused():
+    assert offline("annotated_parameter_again")["last"] == (
+        "ValueError('BLOCK is already defined. constexpr cannot be reassigned.')")
+
+
+def test_the_expression_itself_is_a_constant_in_a_static_assert():
+    assert offline("inline_assert") == "compiled"
 
 
 def test_pitfall_static_range_over_an_assigned_count_is_refused_when_compiled():

@@ -34,20 +34,43 @@ def bits_of_a_stride(out_ptr, stride, BLOCK: tl.constexpr):
     tl.store(out_ptr + tl.arange(0, BLOCK), stride.dtype.primitive_bitwidth + tl.zeros((BLOCK,), tl.int32))
 
 
+@triton.jit
+def bits_of_a_cast_stride(out_ptr, stride, BLOCK: tl.constexpr):
+    """The dtype of tl.cast(stride, ...): a tensor whatever the stride."""
+    bits = tl.cast(stride, tl.int32).dtype.primitive_bitwidth
+    tl.store(out_ptr + tl.arange(0, BLOCK), bits + tl.zeros((BLOCK,), tl.int32))
+
+
+@triton.jit
+def widen_a_constexpr(out_ptr, BLOCK: tl.constexpr):
+    """.to on a tl.constexpr parameter: the same constant, whatever its value."""
+    tl.store(out_ptr + tl.arange(0, BLOCK), BLOCK.to(tl.int32) + tl.zeros((BLOCK,), tl.int32))
+
+
+@triton.jit
+def cast_a_constexpr(out_ptr, BLOCK: tl.constexpr):
+    tl.store(out_ptr + tl.arange(0, BLOCK), tl.cast(BLOCK, tl.int32) + tl.zeros((BLOCK,), tl.int32))
+
+
 LOAD_OFFSETS = re.compile(r"tt\.addptr %\w+, %\w+ : tensor<128x!tt\.ptr<f32>>, tensor<128x(i\d+)>")
 
 
-def offline_case(kernel, stride_row, stride_col):
+def offline_case(kernel, stride_row, stride_col, do_not_specialize=()):
     """Compile one kernel for sm_90 without a GPU: the integer widths of its pointer offsets, or the
     last line of the CompilationError (run by `offline`, in a fresh process)."""
     os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp()
-    if kernel == "bits_of_a_stride":
-        fn = triton.runtime.jit.JITFunction(bits_of_a_stride.fn)
+    if kernel in ("bits_of_a_stride", "bits_of_a_cast_stride"):
+        fn = triton.runtime.jit.JITFunction(globals()[kernel].fn)
         constants = {"BLOCK": 8} | ({"stride": 1} if stride_row == 1 else {})
         signature = {"out_ptr": "*i32", "stride": "constexpr" if stride_row == 1 else "i32", "BLOCK": "constexpr"}
         compile_ = lambda: triton.compile(triton.compiler.ASTSource(fn, signature, constants), target=entry.H200)  # noqa: E731
+    elif kernel in ("widen_a_constexpr", "cast_a_constexpr"):
+        fn = triton.runtime.jit.JITFunction(globals()[kernel].fn)
+        source = triton.compiler.ASTSource(fn, {"out_ptr": "*i32", "BLOCK": "constexpr"}, {"BLOCK": 8})
+        compile_ = lambda: triton.compile(source, target=entry.H200)  # noqa: E731
     else:
-        compile_ = lambda: entry.compile_for_h200(getattr(entry, kernel), stride_row, stride_col)  # noqa: E731
+        compile_ = lambda: entry.compile_for_h200(getattr(entry, kernel), stride_row, stride_col,  # noqa: E731
+                                                  tuple(do_not_specialize))
     try:
         compiled = compile_()
     except triton.compiler.errors.CompilationError as error:
@@ -57,12 +80,16 @@ def offline_case(kernel, stride_row, stride_col):
 
 CASES = [(kernel, *strides)
          for kernel in ("scale_rows_pitfall", "scale_rows_fixed")
-         for strides in ((100, 1), (1, 50), (200, 2), (1, 1))] + [("bits_of_a_stride", 1, 0), ("bits_of_a_stride", 64, 0)]
+         for strides in ((100, 1), (1, 50), (200, 2), (1, 1))] + [
+    ("bits_of_a_stride", 1, 0), ("bits_of_a_stride", 64, 0), ("bits_of_a_cast_stride", 1, 0),
+    ("widen_a_constexpr", 0, 0), ("cast_a_constexpr", 0, 0),
+    ("scale_rows_pitfall", 100, 1, ("stride_row", "stride_col")), ("scale_rows_pitfall", 1, 50, ("stride_row", "stride_col")),
+    ("scale_rows_pitfall", 1, 50, ("stride_col",))]
 
 
-def offline(kernel, stride_row, stride_col):
-    return in_fresh_process_by_case(Path(__file__), "offline_case", CASES,
-                                    compile_ready=True)[(kernel, stride_row, stride_col)]["value"]
+def offline(kernel, stride_row, stride_col, do_not_specialize=None):
+    case = (kernel, stride_row, stride_col) + ((do_not_specialize,) if do_not_specialize else ())
+    return in_fresh_process_by_case(Path(__file__), "offline_case", CASES, compile_ready=True)[case]["value"]
 
 
 # -- reproducer of the message in the page's `errors:` front matter
@@ -88,9 +115,22 @@ def test_pitfall_strides_without_a_1_compile_with_64_bit_offsets():
     assert offline("scale_rows_pitfall", 200, 2) == {"offsets": ["i32", "i64"]}  # the store's and the load's
 
 
-def test_pitfall_another_tensor_attribute_dtype_fails_the_same_way():
+def test_pitfall_another_tensor_attribute_dtype_fails_the_same_way_and_works_after_tl_cast():
     assert offline("bits_of_a_stride", 1, 0) == {"last": no_attribute("dtype")}
     assert "offsets" in offline("bits_of_a_stride", 64, 0)
+    assert "offsets" in offline("bits_of_a_cast_stride", 1, 0)
+
+
+def test_pitfall_to_on_a_constexpr_parameter_fails_the_same_way_and_tl_cast_takes_it():
+    assert offline("widen_a_constexpr", 0, 0) == {"last": no_attribute("to")}
+    assert "offsets" in offline("cast_a_constexpr", 0, 0)
+
+
+def test_do_not_specialize_naming_both_strides_compiles_and_one_is_not_enough():
+    both = ("stride_row", "stride_col")
+    assert offline("scale_rows_pitfall", 100, 1, both) == {"offsets": ["i32", "i64"]}
+    assert offline("scale_rows_pitfall", 1, 50, both) == {"offsets": ["i32", "i64"]}
+    assert offline("scale_rows_pitfall", 1, 50, ("stride_col",)) == {"last": no_attribute("to")}
 
 
 @pytest.mark.gpu
