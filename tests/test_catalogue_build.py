@@ -131,6 +131,34 @@ def rows(data):
     return {(t.kind, t.text): t for t in index.templates}
 
 
+def test_a_message_returned_to_a_raise_through_a_helper_is_found():
+    """A function that returns the exception its callers raise, and a helper that returns what it
+    returns: a message given to either in a `return` is a message too (Triton 3.9's binary operators)."""
+    source = '''
+class UnsupportedLanguageConstruct(Exception):
+    pass
+
+
+class Generator:
+    def _unsupported(self, node, message):
+        return UnsupportedLanguageConstruct(node, message)
+
+    def _unsupported_binary_operator(self, node, symbol, lhs, rhs):
+        return self._unsupported(node, f"unsupported operand type(s) for {symbol}: '{lhs}' and '{rhs}'")
+
+    def visit_BinOp(self, node):
+        raise self._unsupported_binary_operator(node, "**", "tensor", "int")
+
+    def not_a_message(self):
+        return len("some text that is no exception")
+'''
+    found = {m["text"] if "text" in m else "".join(p if i % 2 == 0 else "{" + p + "}" for i, p in enumerate(m["parts"])): m
+             for m in catalogue_build.python_messages(source, "triton/compiler/code_generator.py")}
+    message = "unsupported operand type(s) for {symbol}: '{lhs}' and '{rhs}'"
+    assert message in found and found[message]["form"] == "raise UnsupportedLanguageConstruct"
+    assert not any("some text" in text for text in found)
+
+
 def test_each_kind_of_message_becomes_a_template_with_its_source(built):
     data, *_ = built
     found = rows(data)

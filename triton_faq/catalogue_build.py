@@ -321,7 +321,32 @@ def python_messages(source: str, path: str, known_exceptions: frozenset | set = 
             if literal_length(parts) >= 3 and len(render(parts)) <= MAX_PYTHON_TEXT:
                 found.append({"parts": parts, "form": form, "line": node.lineno})
 
+    # functions that build the exception their callers raise (`return UnsupportedLanguageConstruct(...)`,
+    # then `return self._unsupported(node, "...")` in a helper of its own): a message passed to one
+    # in a `return` is raised too, by whoever raises what the function returns
+    factories: dict[str, str] = {}
+    functions = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    while True:
+        more = {}
+        for function in functions:
+            if function.name in factories:
+                continue
+            for inner in ast.walk(function):
+                if isinstance(inner, ast.Return) and isinstance(inner.value, ast.Call):
+                    called = _exception_name(inner.value)
+                    if called in exceptions or called in factories:
+                        more[function.name] = factories.get(called, called)
+                        break
+        if not more:
+            break
+        factories.update(more)
+
     for node in ast.walk(tree):
+        if (isinstance(node, ast.Return) and isinstance(node.value, ast.Call)
+                and _exception_name(node.value) in factories and _exception_name(node.value) not in exceptions):
+            convert = strings(node)
+            for argument in node.value.args:
+                add(convert(argument), f"raise {factories[_exception_name(node.value)]}", node)
         if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call):
             call, name = node.exc, _exception_name(node.exc)
             convert = strings(node)
