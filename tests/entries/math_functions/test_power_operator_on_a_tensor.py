@@ -42,6 +42,19 @@ def scale_from_constexpr(out_ptr, HEAD_DIM: tl.constexpr, BLOCK: tl.constexpr):
     tl.store(out_ptr + tl.arange(0, BLOCK), 1.0 / (HEAD_DIM ** 0.5) + tl.zeros((BLOCK,), tl.float32))
 
 
+@triton.jit
+def math_pow(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, BLOCK))
+    tl.store(out_ptr + tl.arange(0, BLOCK), tl.math.pow(x, 2.0))
+
+
+@triton.jit
+def exp2_of_half(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    """tl.exp2 and tl.log2 on float16: refused, they take float32 and float64 only."""
+    x = tl.load(x_ptr + tl.arange(0, BLOCK))
+    tl.store(out_ptr + tl.arange(0, BLOCK), tl.exp2(2.5 * tl.log2(x)))
+
+
 SIGNATURES = {
     "rms_norm_pitfall": ({"x_ptr": "*fp32", "out_ptr": "*fp32", "n_cols": "i32", "eps": "fp32", "BLOCK": "constexpr"}, {"BLOCK": 1024}),
     "rms_norm_fixed": ({"x_ptr": "*fp32", "out_ptr": "*fp32", "n_cols": "i32", "eps": "fp32", "BLOCK": "constexpr"}, {"BLOCK": 1024}),
@@ -49,6 +62,9 @@ SIGNATURES = {
     "power_libdevice": ({"x_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32", "p": "fp32", "BLOCK": "constexpr"}, {"BLOCK": 256}),
     "scale_from_int": ({"out_ptr": "*fp32", "d_head": "i32", "BLOCK": "constexpr"}, {"BLOCK": 8}),
     "scale_from_constexpr": ({"out_ptr": "*fp32", "HEAD_DIM": "constexpr", "BLOCK": "constexpr"}, {"HEAD_DIM": 64, "BLOCK": 8}),
+    "math_pow": ({"x_ptr": "*fp32", "out_ptr": "*fp32", "BLOCK": "constexpr"}, {"BLOCK": 64}),
+    "exp2_of_half": ({"x_ptr": "*fp16", "out_ptr": "*fp16", "BLOCK": "constexpr"}, {"BLOCK": 64}),
+    "power_static": ({"x_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32", "P": "constexpr", "BLOCK": "constexpr"}, {"P": 3, "BLOCK": 256}),
 }
 
 
@@ -62,11 +78,29 @@ def offline_case(name):
         triton.compile(source, target=triton.backends.compiler.GPUTarget("cuda", 90, 32))
     except triton.compiler.errors.CompilationError as error:
         return str(error).strip().splitlines()[-1]
+    except AttributeError as error:  # tl.math.pow up to 3.4: the AttributeError escapes the compile
+        return repr(error)
+    return "compiled"
+
+
+def offline_text(name):
+    """The whole CompilationError and its cause, for messages that are not its last line."""
+    os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp()
+    signature, constants = SIGNATURES[name]
+    source = triton.compiler.ASTSource(triton.runtime.jit.JITFunction(globals()[name].fn), signature, constants)
+    try:
+        triton.compile(source, target=triton.backends.compiler.GPUTarget("cuda", 90, 32))
+    except Exception as error:
+        return str(error) + repr(error.__cause__)
     return "compiled"
 
 
 def offline(name):
     return in_fresh_process_by_case(Path(__file__), "offline_case", list(SIGNATURES), compile_ready=True)[name]["value"]
+
+
+def offline_whole(name):
+    return in_fresh_process_by_case(Path(__file__), "offline_text", ["exp2_of_half"], compile_ready=True)[name]["value"]
 
 
 def launch_error(call):
@@ -79,6 +113,10 @@ def launch_error(call):
 
 def reproduce_compiled():
     return offline("rms_norm_pitfall")
+
+
+def reproduce_math_pow():
+    return offline("math_pow")
 
 
 def reproduce_on_the_interpreter():
@@ -106,17 +144,29 @@ def test_tl_math_has_no_pow_and_libdevice_has_one():
 
     assert not hasattr(tl.math, "pow")
     assert callable(libdevice.pow)
+    assert "module 'triton.language.math' has no attribute 'pow'" in offline("math_pow")
 
 
 @pytest.mark.skipif(not INTERPRETED, reason="the interpreter's behaviour; compiled, libdevice.pow runs")
 def test_interpreter_cannot_run_libdevice_pow():
-    with pytest.raises(Exception):
-        entry.power(entry.power_libdevice, torch.rand(100) + 0.5, 2.5)
+    text = launch_error(lambda: entry.power(entry.power_libdevice, torch.rand(100) + 0.5, 2.5))
+    assert "cannot convert None of type <class 'NoneType'> to tensor" in text
+
+
+def test_exp2_and_log2_take_float32_and_float64_only():
+    assert "Expected dtype ['fp32', 'fp64'] but got fp16" in offline_whole("exp2_of_half")
+
+
+@pytest.mark.skipif(not INTERPRETED, reason="the launch on the interpreter; compiled, the constant is folded the same way")
+def test_a_power_of_a_constexpr_is_computed_when_compiling():
+    out = torch.full((8,), float("nan"))
+    scale_from_constexpr[(1,)](out, HEAD_DIM=64, BLOCK=8)
+    assert torch.equal(out, torch.full((8,), 0.125))
 
 
 # -- the fixes
 
-@pytest.mark.parametrize("name", ["rms_norm_fixed", "power_exp2", "power_libdevice"])
+@pytest.mark.parametrize("name", ["rms_norm_fixed", "power_exp2", "power_static", "power_libdevice"])
 def test_fix_compiles(name):
     assert offline(name) == "compiled"
 
@@ -133,6 +183,24 @@ def test_fix_rms_norm_matches_float64(n_cols):
 def test_fix_exp2_of_p_log2_matches_float64_for_positive_bases(p):
     x = torch.rand(3000, dtype=torch.float64).mul(10).add(0.1).float().to(entry.DEVICE)  # 0.1 to 10.1
     assert_matches_float64(entry.power(entry.power_exp2, x, p), x.double() ** p, rtol=2e-6)
+
+
+def worst_relative_error(got, reference):
+    return float(((got.double().cpu() - reference) / reference).abs().max())
+
+
+def test_fix_exp2_of_p_log2_error_grows_with_p_log2_x():
+    """Each element's error is about log2's rounding times p: ten times the power, several times the error."""
+    x = torch.rand(3000, dtype=torch.float64).mul(10).add(0.1).float().to(entry.DEVICE)
+    errors = {p: worst_relative_error(entry.power(entry.power_exp2, x, p), x.double().cpu() ** p) for p in (1.0, 10.0)}
+    assert errors[10.0] > 2 * errors[1.0]
+    assert errors[1.0] < 1e-6 and errors[10.0] < 6e-6
+
+
+@pytest.mark.parametrize("P", [2, 3, 5])
+def test_fix_static_range_products_match_float64_for_either_sign(P):
+    x = fresh_randn(3000)
+    assert_matches_float64(entry.power(entry.power_static, x, P), x.double() ** P)
 
 
 @pytest.mark.filterwarnings("ignore:invalid value encountered in log2:RuntimeWarning")  # NumPy, on the interpreter
