@@ -66,6 +66,7 @@ RODATA = [
     b'idx < size() && "index out of range for this small vector"',  # an assertion with a message
     b"Enable the frobnicator pass for all functions",  # option help: no diagnostic word, dropped
     b", which is not supported.",  # the middle of a message: dropped
+    b" must be floating-point-like, but got ",  # the constraint of an MLIR verifier: an op's operand
 ]
 OUTSIDE_RODATA = b"failed to legalize this operation outside rodata"
 
@@ -178,7 +179,8 @@ def test_each_kind_of_message_becomes_a_template_with_its_source(built):
     assert "Pointer argument (at {%d}) cannot be accessed from Triton (cpu tensor?)" in driver
     compiler = {text for kind, text in found if kind == "compiler"}
     assert compiler == {"expected operand to be a tensor of i32 type",
-                        'idx < size() && "index out of range for this small vector"'}
+                        'idx < size() && "index out of range for this small vector"',
+                        "'{op}' op {operand} #{index} must be floating-point-like, but got {type}"}
     assert {text for kind, text in found if kind == "ptxas"} == {"Value '{%s}' is not defined for option '{%s}'"}
     inductor = {text: t for (kind, text), t in found.items() if kind == "inductor"}
     assert set(inductor) == {"Installed triton version too old, please upgrade",

@@ -496,6 +496,10 @@ def is_diagnostic(text: str) -> bool:
 
 
 ASSERTION_MESSAGE = re.compile(r'&& "((?:[^"\\]|\\.){12,})"\s*\)?$')
+# MLIR's generated verifiers compose an operand's or result's type check from a fixed head and one
+# string per constraint: emitOpError(kind) << " #" << index << " must be <constraint>, but got " << type
+# ('math.sqrt' op operand #0 must be floating-point-like, but got 'i32')
+VERIFIER_CONSTRAINT = re.compile(r"^ must be (?=.*[a-z])[^\n]+, but got $")
 
 
 def binary_messages(strings: set[str], printf: bool) -> list[dict]:
@@ -506,6 +510,10 @@ def binary_messages(strings: set[str], printf: bool) -> list[dict]:
         assertion = ASSERTION_MESSAGE.search(text)
         if assertion and "\n" not in text:
             found.append({"parts": [text], "form": "assertion", "line": None})
+        elif VERIFIER_CONSTRAINT.match(text) and len(text) <= MAX_TEXT:
+            parts = ["'", Hole("op"), "' op ", Hole("operand"), " #", Hole("index"), text, Hole("type")]
+            found.append({"parts": parts, "form": "diagnostic (MLIR's verifier of an op's operand or result)",
+                          "line": None})
         elif is_diagnostic(text):
             parts = from_printf(text) if printf else [text]
             if literal_length(parts) >= 8:

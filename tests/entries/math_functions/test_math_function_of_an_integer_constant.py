@@ -1,0 +1,153 @@
+"""TP084's claims, one test each: snippets/math_functions/math_function_of_an_integer_constant.py.
+
+The compiles without a GPU run in one fresh process (`in_fresh_process_by_case`), in a new empty
+cache, with the process's stderr and stdout caught around the compile (the compiler's diagnostic
+and, from 3.6, its dump of the IR go there); the launches run on the backend of the session.
+"""
+
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+import torch
+import triton
+import triton.language as tl
+
+from snippets.math_functions import math_function_of_an_integer_constant as entry
+from triton_faq.testing import assert_matches_float64, fresh_randn, in_fresh_process_by_case
+
+RELEASE = tuple(int(part) for part in triton.__version__.split(".")[:2])
+INTERPRETED = entry.DEVICE == "cpu"
+CRASH = "PassManager::run failed" if RELEASE < (3, 5) else "error encountered during parsing"
+DIAGNOSTIC = "'math.{}' op operand #0 must be floating-point-like, but got 'i32'"
+EXPECTED_FLOAT = "Expected dtype ['fp32', 'fp64'] but got int32"
+NUMPY_ITEMSIZE = "numpy data itemsize (64 bits) exceeds dtype primitive_bitwidth (32 bits) for triton type int32"
+
+
+@triton.jit
+def exp_of_a_constant(out_ptr, HEAD_DIM: tl.constexpr):
+    tl.store(out_ptr + tl.arange(0, HEAD_DIM), tl.exp(HEAD_DIM) + tl.zeros((HEAD_DIM,), tl.float32))
+
+
+@triton.jit
+def log_of_a_constant(out_ptr, HEAD_DIM: tl.constexpr):
+    tl.store(out_ptr + tl.arange(0, HEAD_DIM), tl.log(HEAD_DIM) + tl.zeros((HEAD_DIM,), tl.float32))
+
+
+CASES = {  # kernel: (signature, constants)
+    "scale_pitfall": ({"x_ptr": "*fp32", "out_ptr": "*fp32", "HEAD_DIM": "constexpr"}, {"HEAD_DIM": 64}),
+    "scale_fixed": ({"x_ptr": "*fp32", "out_ptr": "*fp32", "HEAD_DIM": "constexpr"}, {"HEAD_DIM": 64}),
+    "scale_by_argument_pitfall": ({"x_ptr": "*fp32", "out_ptr": "*fp32", "head_dim": "i32", "BLOCK": "constexpr"},
+                                  {"BLOCK": 64}),
+    "scale_by_argument_fixed": ({"x_ptr": "*fp32", "out_ptr": "*fp32", "head_dim": "i32", "BLOCK": "constexpr"},
+                                {"BLOCK": 64}),
+    "scale_by_argument_fixed, head_dim 1": ({"x_ptr": "*fp32", "out_ptr": "*fp32", "head_dim": "constexpr",
+                                             "BLOCK": "constexpr"}, {"head_dim": 1, "BLOCK": 1}),
+    "exp_of_a_constant": ({"out_ptr": "*fp32", "HEAD_DIM": "constexpr"}, {"HEAD_DIM": 64}),
+    "log_of_a_constant": ({"out_ptr": "*fp32", "HEAD_DIM": "constexpr"}, {"HEAD_DIM": 64}),
+}
+
+
+def offline_case(case):
+    """Compile one kernel for sm_90 without a GPU: "compiled", or the exception's type, last line and
+    cause, with the first `error:` line the compiler wrote to stderr (run by `offline`)."""
+    os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp()
+    name = case.split(",")[0]
+    kernel = globals().get(name) or getattr(entry, name)
+    signature, constants = CASES[case]
+    source = triton.compiler.ASTSource(triton.runtime.jit.JITFunction(kernel.fn), signature, constants)
+    with tempfile.TemporaryFile() as caught:
+        saved = [os.dup(1), os.dup(2)]
+        os.dup2(caught.fileno(), 1)
+        os.dup2(caught.fileno(), 2)
+        try:
+            triton.compile(source, target=triton.backends.compiler.GPUTarget("cuda", 90, 32))
+            result = "compiled"
+        except Exception as error:
+            result = {"type": type(error).__name__, "last": str(error).strip().splitlines()[-1],
+                      "cause": repr(error.__cause__) if error.__cause__ else None}
+        finally:
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            for fd in saved:
+                os.close(fd)
+        caught.seek(0)
+        written = caught.read().decode("utf-8", "replace")
+    if isinstance(result, dict):
+        result["diagnostic"] = next((line.split("error: ", 1)[1] for line in written.splitlines() if "error: " in line), None)
+    return result
+
+
+def offline(case):
+    return in_fresh_process_by_case(Path(__file__), "offline_case", list(CASES), compile_ready=True)[case]["value"]
+
+
+def launch_error(call):
+    with pytest.raises(Exception) as caught:
+        call()
+    return str(caught.value) + repr(caught.value.__cause__)
+
+
+# -- reproducers of the messages in the page's `errors:` front matter
+
+def reproduce_diagnostic():
+    return offline("scale_pitfall")["diagnostic"]
+
+
+def reproduce_int_argument():
+    return offline("scale_by_argument_pitfall")["cause"]
+
+
+# -- the pitfall
+
+def test_pitfall_compiled_an_int_constant_makes_the_compiler_fail():
+    result = offline("scale_pitfall")
+    assert (result["type"], result["last"]) == ("RuntimeError", CRASH)
+    assert result["diagnostic"] == DIAGNOSTIC.format("sqrt")
+
+
+@pytest.mark.parametrize("function", ["exp", "log"])
+def test_pitfall_other_math_functions_of_an_int_constant_fail_the_same_way(function):
+    result = offline(f"{function}_of_a_constant")
+    assert (result["type"], result["last"], result["diagnostic"]) == ("RuntimeError", CRASH, DIAGNOSTIC.format(function))
+
+
+@pytest.mark.skipif(not INTERPRETED, reason="the interpreter's behaviour; compiled, see the tests above")
+def test_pitfall_the_interpreter_computes_it_up_to_3_5_and_refuses_it_from_3_6():
+    x = fresh_randn(4, 64)
+    if RELEASE < (3, 6):
+        assert_matches_float64(entry.scale(entry.scale_pitfall, x), x.double() / 8)
+    else:
+        assert NUMPY_ITEMSIZE in launch_error(lambda: entry.scale(entry.scale_pitfall, x))
+
+
+@pytest.mark.gpu
+def test_gpu_a_launch_fails_with_the_compilers_error():
+    with pytest.raises(RuntimeError, match=CRASH):
+        entry.scale(entry.scale_pitfall, fresh_randn(4, 64))
+
+
+def test_pitfall_an_int_argument_gets_a_clear_error_on_both_backends():
+    assert offline("scale_by_argument_pitfall")["cause"] == f'ValueError("{EXPECTED_FLOAT}")'
+    assert EXPECTED_FLOAT in launch_error(lambda: entry.scale_by_argument(entry.scale_by_argument_pitfall,
+                                                                           fresh_randn(4, 64)))
+
+
+# -- the fixes
+
+@pytest.mark.parametrize("case", ["scale_fixed", "scale_by_argument_fixed", "scale_by_argument_fixed, head_dim 1"])
+def test_fix_compiles(case):
+    assert offline(case) == "compiled"
+
+
+@pytest.mark.parametrize("head_dim", [16, 64, 128])
+def test_fix_matches_float64(head_dim):
+    x = fresh_randn(5, head_dim)
+    assert_matches_float64(entry.scale(entry.scale_fixed, x), x.double() / head_dim ** 0.5)
+
+
+@pytest.mark.parametrize("head_dim", [1, 50, 64])
+def test_fix_for_an_int_argument_matches_float64(head_dim):
+    x = fresh_randn(5, head_dim)
+    assert_matches_float64(entry.scale_by_argument(entry.scale_by_argument_fixed, x), x.double() / head_dim ** 0.5)
