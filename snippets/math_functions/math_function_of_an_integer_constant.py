@@ -58,7 +58,7 @@ def scale_by_argument_fixed(x_ptr, out_ptr, head_dim, BLOCK: tl.constexpr):
     row = tl.program_id(0)
     cols = tl.arange(0, BLOCK)
     mask = cols < head_dim
-    sm_scale = 1.0 / tl.sqrt(tl.cast(head_dim, tl.float32))  # the fix: a float first (tl.cast, not .to)
+    sm_scale = 1.0 / tl.sqrt(tl.cast(head_dim, tl.float32))  # the fix: a float first (tl.cast: .to fails for a 1)
     x = tl.load(x_ptr + row * head_dim + cols, mask=mask)
     tl.store(out_ptr + row * head_dim + cols, x * sm_scale, mask=mask)
 # --8<-- [end:fix-argument]

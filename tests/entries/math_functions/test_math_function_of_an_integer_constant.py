@@ -25,6 +25,15 @@ EXPECTED_FLOAT = "Expected dtype ['fp32', 'fp64'] but got int32"
 NUMPY_ITEMSIZE = "numpy data itemsize (64 bits) exceeds dtype primitive_bitwidth (32 bits) for triton type int32"
 
 
+FUNCTIONS = {  # a float-only math function of an integer constant: the op MLIR's verifier names
+    "exp": "'math.exp' op operand #0 must be floating-point-like, but got 'i32'",
+    "log": "'math.log' op operand #0 must be floating-point-like, but got 'i32'",
+    "rsqrt": "'math.rsqrt' op operand #0 must be floating-point-like, but got 'i32'",
+    "erf": "'math.erf' op operand #0 must be floating-point-like, but got 'i32'",
+    "sqrt_rn": "'tt.precise_sqrt' op operand #0 must be floating-point or ranked tensor of floating-point values, but got 'i32'",
+}
+
+
 @triton.jit
 def exp_of_a_constant(out_ptr, HEAD_DIM: tl.constexpr):
     tl.store(out_ptr + tl.arange(0, HEAD_DIM), tl.exp(HEAD_DIM) + tl.zeros((HEAD_DIM,), tl.float32))
@@ -33,6 +42,26 @@ def exp_of_a_constant(out_ptr, HEAD_DIM: tl.constexpr):
 @triton.jit
 def log_of_a_constant(out_ptr, HEAD_DIM: tl.constexpr):
     tl.store(out_ptr + tl.arange(0, HEAD_DIM), tl.log(HEAD_DIM) + tl.zeros((HEAD_DIM,), tl.float32))
+
+
+@triton.jit
+def rsqrt_of_a_constant(out_ptr, HEAD_DIM: tl.constexpr):
+    tl.store(out_ptr + tl.arange(0, HEAD_DIM), tl.rsqrt(HEAD_DIM) + tl.zeros((HEAD_DIM,), tl.float32))
+
+
+@triton.jit
+def erf_of_a_constant(out_ptr, HEAD_DIM: tl.constexpr):
+    tl.store(out_ptr + tl.arange(0, HEAD_DIM), tl.erf(HEAD_DIM) + tl.zeros((HEAD_DIM,), tl.float32))
+
+
+@triton.jit
+def sqrt_rn_of_a_constant(out_ptr, HEAD_DIM: tl.constexpr):
+    tl.store(out_ptr + tl.arange(0, HEAD_DIM), tl.sqrt_rn(HEAD_DIM) + tl.zeros((HEAD_DIM,), tl.float32))
+
+
+@triton.jit
+def sqrt_of_a_literal(out_ptr, HEAD_DIM: tl.constexpr):
+    tl.store(out_ptr + tl.arange(0, HEAD_DIM), tl.sqrt(64) + tl.zeros((HEAD_DIM,), tl.float32))
 
 
 CASES = {  # kernel: (signature, constants)
@@ -44,23 +73,26 @@ CASES = {  # kernel: (signature, constants)
                                 {"BLOCK": 64}),
     "scale_by_argument_fixed, head_dim 1": ({"x_ptr": "*fp32", "out_ptr": "*fp32", "head_dim": "constexpr",
                                              "BLOCK": "constexpr"}, {"head_dim": 1, "BLOCK": 1}),
-    "exp_of_a_constant": ({"out_ptr": "*fp32", "HEAD_DIM": "constexpr"}, {"HEAD_DIM": 64}),
-    "log_of_a_constant": ({"out_ptr": "*fp32", "HEAD_DIM": "constexpr"}, {"HEAD_DIM": 64}),
+    "scale_by_argument_pitfall, head_dim 1": ({"x_ptr": "*fp32", "out_ptr": "*fp32", "head_dim": "constexpr",
+                                               "BLOCK": "constexpr"}, {"head_dim": 1, "BLOCK": 1}),
+    "sqrt_of_a_literal": ({"out_ptr": "*fp32", "HEAD_DIM": "constexpr"}, {"HEAD_DIM": 64}),
+    **{f"{name}_of_a_constant": ({"out_ptr": "*fp32", "HEAD_DIM": "constexpr"}, {"HEAD_DIM": 64}) for name in FUNCTIONS},
 }
 
 
 def offline_case(case):
     """Compile one kernel for sm_90 without a GPU: "compiled", or the exception's type, last line and
-    cause, with the first `error:` line the compiler wrote to stderr (run by `offline`)."""
+    cause, the first `error:` line the compiler wrote to stderr (with its location), and whether an
+    IR dump went to stdout or stderr (run by `offline`)."""
     os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp()
     name = case.split(",")[0]
     kernel = globals().get(name) or getattr(entry, name)
     signature, constants = CASES[case]
     source = triton.compiler.ASTSource(triton.runtime.jit.JITFunction(kernel.fn), signature, constants)
-    with tempfile.TemporaryFile() as caught:
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         saved = [os.dup(1), os.dup(2)]
-        os.dup2(caught.fileno(), 1)
-        os.dup2(caught.fileno(), 2)
+        os.dup2(out.fileno(), 1)
+        os.dup2(err.fileno(), 2)
         try:
             triton.compile(source, target=triton.backends.compiler.GPUTarget("cuda", 90, 32))
             result = "compiled"
@@ -72,10 +104,15 @@ def offline_case(case):
             os.dup2(saved[1], 2)
             for fd in saved:
                 os.close(fd)
-        caught.seek(0)
-        written = caught.read().decode("utf-8", "replace")
+        written = {}
+        for stream, handle in (("stdout", out), ("stderr", err)):
+            handle.seek(0)
+            written[stream] = handle.read().decode("utf-8", "replace")
     if isinstance(result, dict):
-        result["diagnostic"] = next((line.split("error: ", 1)[1] for line in written.splitlines() if "error: " in line), None)
+        line = next((line for line in written["stderr"].splitlines() if "error: " in line), None)
+        result["diagnostic"] = line.split("error: ", 1)[1] if line else None
+        result["location"] = line.split("error: ", 1)[0] if line else None
+        result["ir_dump"] = [stream for stream, text in written.items() if "builtin.module" in text or "tt.func" in text]
     return result
 
 
@@ -107,10 +144,32 @@ def test_pitfall_compiled_an_int_constant_makes_the_compiler_fail():
     assert result["diagnostic"] == DIAGNOSTIC.format("sqrt")
 
 
-@pytest.mark.parametrize("function", ["exp", "log"])
+def test_pitfall_the_diagnostic_gives_the_line_of_the_call():
+    line = next(number for number, text in enumerate(Path(entry.__file__).read_text().splitlines(), 1)
+                if "sm_scale = 1.0 / tl.sqrt(HEAD_DIM)" in text)
+    location = offline("scale_pitfall")["location"]
+    assert "math_function_of_an_integer_constant.py" in location and f":{line}:" in location
+
+
+def test_pitfall_the_ir_is_dumped_from_3_3():
+    expected = [] if RELEASE < (3, 3) else ["stderr"] if RELEASE < (3, 5) else ["stdout"]
+    assert offline("scale_pitfall")["ir_dump"] == expected
+
+
+@pytest.mark.parametrize("function", list(FUNCTIONS))
 def test_pitfall_other_math_functions_of_an_int_constant_fail_the_same_way(function):
     result = offline(f"{function}_of_a_constant")
-    assert (result["type"], result["last"], result["diagnostic"]) == ("RuntimeError", CRASH, DIAGNOSTIC.format(function))
+    assert (result["type"], result["last"], result["diagnostic"]) == ("RuntimeError", CRASH, FUNCTIONS[function])
+
+
+def test_pitfall_an_integer_literal_too():
+    result = offline("sqrt_of_a_literal")
+    assert (result["type"], result["diagnostic"]) == ("RuntimeError", DIAGNOSTIC.format("sqrt"))
+
+
+def test_pitfall_an_int_argument_equal_to_1_is_a_constant_and_crashes_the_same_way():
+    result = offline("scale_by_argument_pitfall, head_dim 1")
+    assert (result["type"], result["last"], result["diagnostic"]) == ("RuntimeError", CRASH, DIAGNOSTIC.format("sqrt"))
 
 
 @pytest.mark.skipif(not INTERPRETED, reason="the interpreter's behaviour; compiled, see the tests above")
