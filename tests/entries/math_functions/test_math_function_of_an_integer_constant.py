@@ -28,6 +28,7 @@ NUMPY_ITEMSIZE = "numpy data itemsize (64 bits) exceeds dtype primitive_bitwidth
 FUNCTIONS = {  # a float-only math function of an integer constant: the op MLIR's verifier names
     "exp": "'math.exp' op operand #0 must be floating-point-like, but got 'i32'",
     "log": "'math.log' op operand #0 must be floating-point-like, but got 'i32'",
+    "log2": "'math.log2' op operand #0 must be floating-point-like, but got 'i32'",
     "rsqrt": "'math.rsqrt' op operand #0 must be floating-point-like, but got 'i32'",
     "erf": "'math.erf' op operand #0 must be floating-point-like, but got 'i32'",
     "sqrt_rn": "'tt.precise_sqrt' op operand #0 must be floating-point or ranked tensor of floating-point values, but got 'i32'",
@@ -42,6 +43,11 @@ def exp_of_a_constant(out_ptr, HEAD_DIM: tl.constexpr):
 @triton.jit
 def log_of_a_constant(out_ptr, HEAD_DIM: tl.constexpr):
     tl.store(out_ptr + tl.arange(0, HEAD_DIM), tl.log(HEAD_DIM) + tl.zeros((HEAD_DIM,), tl.float32))
+
+
+@triton.jit
+def log2_of_a_constant(out_ptr, HEAD_DIM: tl.constexpr):
+    tl.store(out_ptr + tl.arange(0, HEAD_DIM), tl.log2(HEAD_DIM) + tl.zeros((HEAD_DIM,), tl.float32))
 
 
 @triton.jit
