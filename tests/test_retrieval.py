@@ -26,12 +26,12 @@ DEVELOPMENT = yaml.safe_load((Path(__file__).parent / "data" / "real_messages.ya
 TUNING = yaml.safe_load((Path(__file__).parent / "data" / "tuning_reports" / "reports.yaml").read_text(encoding="utf-8"))
 HELDOUT = yaml.safe_load((Path(__file__).parent / "data" / "heldout_reports" / "reports.yaml").read_text(encoding="utf-8"))
 SETS = {"frozen": FROZEN, "tuning": TUNING, "heldout": HELDOUT}
-# A floor: the frozen set's rates on the ranking as last measured (scores/after.json, and
-# scores/after-one-ranking.json since: both 18/24 top-3 overall and 5/10 symptom-only). The issue's
-# targets, 80% and 60%, are not met (75% and 50%); the set is never tuned on, so this only keeps a
+# A floor: the frozen set's rates on the ranking and entries as last measured
+# (scores/after-new-entries.json: 19/24 top-3 overall, 6/10 symptom-only; 18/24 and 5/10 before).
+# The issue's overall target, 80%, is not met (79%); the set is never tuned on, so this only keeps a
 # change from losing ground on it.
-FROZEN_TOP3 = 18 / 24
-FROZEN_SYMPTOM_TOP3 = 5 / 10
+FROZEN_TOP3 = 19 / 24
+FROZEN_SYMPTOM_TOP3 = 6 / 10
 # The held-out set's rates when first measured (scores/first.json): 26/31 top-3, 7/9 symptom-only.
 HELDOUT_TOP3 = 26 / 31
 HELDOUT_SYMPTOM_TOP3 = 7 / 9
@@ -192,7 +192,8 @@ def test_no_confident_single_answer_is_wrong(name):
     assert not wrong, wrong
 
 
-@pytest.mark.parametrize("name, scores", [("frozen", "after.json"), ("heldout", "first.json")])
+@pytest.mark.parametrize("name, scores", [("frozen", "after.json"), ("frozen", "after-new-entries.json"),
+                                          ("heldout", "first.json"), ("heldout", "after-new-entries.json")])
 def test_the_scores_file_matches_its_set(name, scores):
     """The scores file the floor comes from was measured on this set: same reports, same judgements."""
     path = Path(__file__).parent / "data" / f"{name}_reports" / "scores" / scores
