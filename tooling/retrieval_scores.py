@@ -167,8 +167,8 @@ def main(argv=None) -> int:
     parser.add_argument("--only", choices=("development", "tuning", "frozen", "heldout"), action="append",
                         help="measure this set only (may be given more than once)")
     args = parser.parse_args(argv)
-    makers = {"development": development, **{name: (lambda name=name: reports(name)) for name in ("tuning", "frozen", "heldout")}}
-    sets = {name: make() for name, make in makers.items() if not args.only or name in args.only}
+    sets = {name: development() if name == "development" else reports(name)
+            for name in ("development", "tuning", "frozen", "heldout") if not args.only or name in args.only}
     for items in sets.values():
         for item in items:
             item["explain"] = run_explain(item)

@@ -493,26 +493,25 @@ def named_messages(root: Path = ROOT) -> list[tuple[str, str]]:
             for line in (view.title, *view.symptoms)]
 
 
-NAMED_WORDS = 4  # a message named in a title or symptom maps only with this many words of its own
+OWN_WORDS = 4  # a template with fewer words of its own maps only as most of an entry's claimed message
 
 
 def entries_for(catalogue: Catalogue, root: Path = ROOT) -> dict[str, set[str]]:
-    """template ID -> the entries that explain it: a template is mapped to an entry when one of the
-    entry's messages (``entry_messages``), or a title or symptom of its pages with at least
-    ``NAMED_WORDS`` of the template's words (``named_messages``), contains it, the template is not generic and its own words
-    make at least half of the matched span (so ``Triton Error [CUDA]: {...}`` is not mapped through
-    whatever CUDA error one entry explains, nor ``{cls.__name__} has no attribute '{name}'`` through
-    Python's own AttributeError)."""
+    """template ID -> the entries that explain it. A template maps to an entry when it is found in one of
+    the entry's claimed messages (``entry_messages``) or in a title or symptom of its pages
+    (``named_messages``), is not generic, and its own words make at least half of the matched span (so
+    ``{cls.__name__} has no attribute '{name}'`` is not mapped through Python's own AttributeError).
+    It also needs ``OWN_WORDS`` words of its own, unless it is most of a claimed message: a short
+    template inside a longer one is a phrase of it, not the message (``unsupported operand type`` in
+    Python's ``unsupported operand type(s) for ** or pow()``, the bare ``Triton Error [CUDA]: {...}``
+    in whatever CUDA error one entry explains)."""
     mapped: dict[str, set[str]] = {}
-    sources = [(entry, message, 0) for entry, message, _ in entry_messages(root)]
-    sources += [(entry, line, NAMED_WORDS) for entry, line in named_messages(root)]
-    for entry, message, words in sources:
-        for hit in catalogue.match(message):
-            # a short template inside a longer claimed message (`unsupported operand type`, the bare
-            # `Triton Error [CUDA]: {...}`) is a phrase of it, not the message: it maps only as most of it
-            short = hit.words < NAMED_WORDS
-            most = 2 * len(TOKEN.findall(message[hit.start:hit.end].lower())) >= len(TOKEN.findall(message.lower()))
-            if hit.covered >= 0.5 and not hit.generic and hit.words >= words and (most or not short):
+    sources = [(entry, message, True) for entry, message, _ in entry_messages(root)]
+    sources += [(entry, line, False) for entry, line in named_messages(root)]
+    for entry, text, claimed in sources:
+        for hit in catalogue.match(text):
+            most = 2 * len(TOKEN.findall(text[hit.start:hit.end].lower())) >= len(TOKEN.findall(text.lower()))
+            if hit.covered >= 0.5 and not hit.generic and (hit.words >= OWN_WORDS or (claimed and most)):
                 for template in hit.templates:  # the same text raised in several places
                     mapped.setdefault(template.id, set()).add(entry)
     return mapped

@@ -1,6 +1,11 @@
-"""Helpers shared by every snippet's tests: poisoned outputs and float64 references."""
+"""Helpers shared by every snippet's tests: poisoned outputs, float64 references, compiles without a GPU."""
 
 from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from dataclasses import dataclass
 
 import torch
 
@@ -35,6 +40,47 @@ def assert_matches_float64(actual: torch.Tensor, reference: torch.Tensor, rtol: 
     error = torch.linalg.vector_norm(actual64[finite] - reference64[finite])
     scale = torch.linalg.vector_norm(reference64[finite]).clamp_min(torch.finfo(torch.float64).tiny)
     assert error / scale <= rtol, f"relative error {float(error / scale):.3e} > {rtol:.1e}"
+
+
+@dataclass
+class OfflineCompile:
+    """What compiling a kernel without a GPU gave: the compiled kernel or the exception raised, and
+    what the process wrote meanwhile to its stdout and stderr (file descriptors 1 and 2, where MLIR's
+    diagnostics and IR dumps go, not Python's ``sys.stderr``)."""
+    compiled: object
+    error: BaseException | None
+    stdout: str
+    stderr: str
+
+
+def compile_offline(kernel, signature: dict, constants: dict, target=None) -> OfflineCompile:
+    """Compile ``kernel`` (a ``@triton.jit`` function, or its interpreted form) for ``target``, sm_90 by
+    default, in a new empty kernel cache, with no GPU and no launch. Run it in a fresh process that
+    imported triton before ``TRITON_INTERPRET`` applied (``in_fresh_process(..., compile_ready=True)``)."""
+    import triton
+
+    os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp()
+    source = triton.compiler.ASTSource(triton.runtime.jit.JITFunction(kernel.fn), signature, constants)
+    target = target or triton.backends.compiler.GPUTarget("cuda", 90, 32)
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        saved = os.dup(1), os.dup(2)
+        os.dup2(out.fileno(), 1)
+        os.dup2(err.fileno(), 2)
+        try:
+            compiled, error = triton.compile(source, target=target), None
+        except Exception as raised:  # what the compile raised is the result
+            compiled, error = None, raised
+        finally:
+            sys.stdout.flush()  # what Python printed (3.5's dump of the IR) goes where the compile wrote
+            sys.stderr.flush()
+            for fd, kept in zip((1, 2), saved):
+                os.dup2(kept, fd)
+                os.close(kept)
+        written = []
+        for stream in (out, err):
+            stream.seek(0)
+            written.append(stream.read().decode("utf-8", "replace"))
+    return OfflineCompile(compiled, error, *written)
 
 
 def triton_language_restorer():

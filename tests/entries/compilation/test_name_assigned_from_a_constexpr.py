@@ -5,8 +5,6 @@ cache, with Triton's own helpers (`tl.sum`, `tl.reshape`) compilable; the launch
 backend of the session (the interpreter without a GPU, CUDA with one).
 """
 
-import os
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -15,7 +13,7 @@ import triton
 import triton.language as tl
 
 from snippets.compilation import name_assigned_from_a_constexpr as entry
-from triton_faq.testing import assert_matches_float64, fresh_randn, in_fresh_process_by_case
+from triton_faq.testing import assert_matches_float64, compile_offline, fresh_randn, in_fresh_process_by_case
 
 RELEASE = tuple(int(part) for part in triton.__version__.split(".")[:2])
 INTERPRETED = entry.DEVICE == "cpu"
@@ -85,19 +83,17 @@ CASES = {
 def offline_case(name):
     """Compile one kernel of the entry for sm_90 without a GPU: "compiled", or the last line of the
     CompilationError and its cause (run by `offline`, in a fresh process)."""
-    from triton.runtime.jit import JITFunction
-
-    os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp()
     constants = CASES[name]
-    fn = JITFunction((globals()[name] if name in LOCAL_KERNELS else getattr(entry, name)).fn)
-    signature = {arg: "constexpr" if arg in constants else "i32" if arg == "n" else "*fp32" for arg in fn.arg_names}
-    try:
-        triton.compile(triton.compiler.ASTSource(fn, signature, constants),
-                       target=triton.backends.compiler.GPUTarget("cuda", 90, 32))
-    except triton.compiler.errors.CompilationError as error:
-        cause = error.__cause__
-        return {"last": str(error).strip().splitlines()[-1].strip(), "cause": repr(cause) if cause else None}
-    return "compiled"
+    kernel = globals()[name] if name in LOCAL_KERNELS else getattr(entry, name)
+    signature = {arg: "constexpr" if arg in constants else "i32" if arg == "n" else "*fp32"
+                 for arg in triton.runtime.jit.JITFunction(kernel.fn).arg_names}
+    error = compile_offline(kernel, signature, constants).error
+    if error is None:
+        return "compiled"
+    if not isinstance(error, triton.compiler.errors.CompilationError):
+        raise error
+    cause = error.__cause__
+    return {"last": str(error).strip().splitlines()[-1].strip(), "cause": repr(cause) if cause else None}
 
 
 def offline(name):

@@ -16,7 +16,7 @@ import triton
 import triton.language as tl
 
 from snippets.compilation import to_on_an_argument_equal_to_1 as entry
-from triton_faq.testing import assert_matches_float64, fresh_randn, in_fresh_process_by_case
+from triton_faq.testing import assert_matches_float64, compile_offline, fresh_randn, in_fresh_process_by_case
 
 RELEASE = tuple(int(part) for part in triton.__version__.split(".")[:2])
 INTERPRETED = entry.DEVICE == "cpu"
@@ -57,23 +57,27 @@ LOAD_OFFSETS = re.compile(r"tt\.addptr %\w+, %\w+ : tensor<128x!tt\.ptr<f32>>, t
 
 def offline_case(kernel, stride_row, stride_col, do_not_specialize=()):
     """Compile one kernel for sm_90 without a GPU: the integer widths of its pointer offsets, or the
-    last line of the CompilationError (run by `offline`, in a fresh process)."""
-    os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp()
-    if kernel in ("bits_of_a_stride", "bits_of_a_cast_stride"):
-        fn = triton.runtime.jit.JITFunction(globals()[kernel].fn)
-        constants = {"BLOCK": 8} | ({"stride": 1} if stride_row == 1 else {})
-        signature = {"out_ptr": "*i32", "stride": "constexpr" if stride_row == 1 else "i32", "BLOCK": "constexpr"}
-        compile_ = lambda: triton.compile(triton.compiler.ASTSource(fn, signature, constants), target=entry.H200)  # noqa: E731
-    elif kernel in ("widen_a_constexpr", "cast_a_constexpr"):
-        fn = triton.runtime.jit.JITFunction(globals()[kernel].fn)
-        source = triton.compiler.ASTSource(fn, {"out_ptr": "*i32", "BLOCK": "constexpr"}, {"BLOCK": 8})
-        compile_ = lambda: triton.compile(source, target=entry.H200)  # noqa: E731
+    last line of the CompilationError (run by `offline`, in a fresh process). The entry's kernels go
+    through the reader's `compile_for_h200`; this file's own through `compile_offline`, an argument
+    `stride` equal to 1 typed as the launcher types it, a constant."""
+    if kernel in globals():
+        one = kernel.startswith("bits_of") and stride_row == 1
+        constants = {"BLOCK": 8} | ({"stride": 1} if one else {})
+        signature = {"out_ptr": "*i32", "stride": "constexpr" if one else "i32", "BLOCK": "constexpr"}  # in order
+        if not kernel.startswith("bits_of"):
+            del signature["stride"]
+        done = compile_offline(globals()[kernel], signature, constants)
+        compiled, error = done.compiled, done.error
     else:
-        compile_ = lambda: entry.compile_for_h200(getattr(entry, kernel), stride_row, stride_col,  # noqa: E731
-                                                  tuple(do_not_specialize))
-    try:
-        compiled = compile_()
-    except triton.compiler.errors.CompilationError as error:
+        os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp()
+        try:
+            compiled, error = entry.compile_for_h200(getattr(entry, kernel), stride_row, stride_col,
+                                                     tuple(do_not_specialize)), None
+        except triton.compiler.errors.CompilationError as raised:
+            compiled, error = None, raised
+    if error is not None:
+        if not isinstance(error, triton.compiler.errors.CompilationError):
+            raise error
         return {"last": str(error).strip().splitlines()[-1]}
     return {"offsets": sorted(set(LOAD_OFFSETS.findall(compiled.asm["ttir"])))}
 

@@ -5,8 +5,6 @@ cache, with the process's stderr and stdout caught around the compile (3.2 and 3
 error there); the launches run on the backend of the session.
 """
 
-import os
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -15,7 +13,7 @@ import triton
 import triton.language as tl
 
 from snippets.language import atomic_add_on_a_block_pointer as entry
-from triton_faq.testing import assert_matches_float64, fresh_randn, in_fresh_process_by_case
+from triton_faq.testing import assert_matches_float64, compile_offline, fresh_randn, in_fresh_process_by_case
 
 RELEASE = tuple(int(part) for part in triton.__version__.split(".")[:2])
 INTERPRETED = entry.DEVICE == "cpu"
@@ -47,32 +45,16 @@ SIGNATURE = {"x_ptr": "*fp32", "out_ptr": "*fp32", "n_rows": "i32", "n_cols": "i
 def offline_case(name):
     """Compile one kernel for sm_90 without a GPU: "compiled", or the exception's type, its cause (or,
     when it has none, the first `error:` line the compiler wrote) and its last line, run by `offline`."""
-    os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp()
     kernel = globals().get(name) or getattr(entry, name.replace(", float64", ""))
     signature = ({k: ("*fp64" if v == "*fp32" else v) for k, v in SIGNATURE.items()} if name.endswith("float64")
                  else dict(SIGNATURE, **({"x_ptr": "*i32", "out_ptr": "*i32"} if name.startswith("max_") else {})))
-    source = triton.compiler.ASTSource(triton.runtime.jit.JITFunction(kernel.fn), signature,
-                                       {"BLOCK_R": 16, "BLOCK_C": 128})
-    with tempfile.TemporaryFile() as caught:
-        saved = [os.dup(1), os.dup(2)]
-        os.dup2(caught.fileno(), 1)
-        os.dup2(caught.fileno(), 2)
-        try:
-            triton.compile(source, target=triton.backends.compiler.GPUTarget("cuda", 90, 32))
-            result = "compiled"
-        except Exception as error:
-            result = [type(error).__name__, repr(error.__cause__) if error.__cause__ else None,
-                      str(error).strip().splitlines()[-1]]
-        finally:
-            os.dup2(saved[0], 1)
-            os.dup2(saved[1], 2)
-            for fd in saved:
-                os.close(fd)
-        caught.seek(0)
-        written = caught.read().decode("utf-8", "replace")
-    if result != "compiled" and result[1] is None:
-        result[1] = next((line.split("error: ", 1)[1] for line in written.splitlines() if "error: " in line), None)
-    return result
+    done = compile_offline(kernel, signature, {"BLOCK_R": 16, "BLOCK_C": 128})
+    if done.error is None:
+        return "compiled"
+    error = done.error
+    cause = repr(error.__cause__) if error.__cause__ else next(
+        (line.split("error: ", 1)[1] for line in done.stderr.splitlines() if "error: " in line), None)
+    return [type(error).__name__, cause, str(error).strip().splitlines()[-1]]
 
 
 @triton.jit

@@ -5,8 +5,6 @@ cache, with the process's stderr and stdout caught around the compile (the compi
 and, from 3.6, its dump of the IR go there); the launches run on the backend of the session.
 """
 
-import os
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -15,7 +13,7 @@ import triton
 import triton.language as tl
 
 from snippets.math_functions import math_function_of_an_integer_constant as entry
-from triton_faq.testing import assert_matches_float64, fresh_randn, in_fresh_process_by_case
+from triton_faq.testing import assert_matches_float64, compile_offline, fresh_randn, in_fresh_process_by_case
 
 RELEASE = tuple(int(part) for part in triton.__version__.split(".")[:2])
 INTERPRETED = entry.DEVICE == "cpu"
@@ -90,36 +88,19 @@ def offline_case(case):
     """Compile one kernel for sm_90 without a GPU: "compiled", or the exception's type, last line and
     cause, the first `error:` line the compiler wrote to stderr (with its location), and whether an
     IR dump went to stdout or stderr (run by `offline`)."""
-    os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp()
     name = case.split(",")[0]
-    kernel = globals().get(name) or getattr(entry, name)
     signature, constants = CASES[case]
-    source = triton.compiler.ASTSource(triton.runtime.jit.JITFunction(kernel.fn), signature, constants)
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        saved = [os.dup(1), os.dup(2)]
-        os.dup2(out.fileno(), 1)
-        os.dup2(err.fileno(), 2)
-        try:
-            triton.compile(source, target=triton.backends.compiler.GPUTarget("cuda", 90, 32))
-            result = "compiled"
-        except Exception as error:
-            result = {"type": type(error).__name__, "last": str(error).strip().splitlines()[-1],
-                      "cause": repr(error.__cause__) if error.__cause__ else None}
-        finally:
-            os.dup2(saved[0], 1)
-            os.dup2(saved[1], 2)
-            for fd in saved:
-                os.close(fd)
-        written = {}
-        for stream, handle in (("stdout", out), ("stderr", err)):
-            handle.seek(0)
-            written[stream] = handle.read().decode("utf-8", "replace")
-    if isinstance(result, dict):
-        line = next((line for line in written["stderr"].splitlines() if "error: " in line), None)
-        result["diagnostic"] = line.split("error: ", 1)[1] if line else None
-        result["location"] = line.split("error: ", 1)[0] if line else None
-        result["ir_dump"] = [stream for stream, text in written.items() if "builtin.module" in text or "tt.func" in text]
-    return result
+    done = compile_offline(globals().get(name) or getattr(entry, name), signature, constants)
+    if done.error is None:
+        return "compiled"
+    error = done.error
+    line = next((line for line in done.stderr.splitlines() if "error: " in line), None)
+    return {"type": type(error).__name__, "last": str(error).strip().splitlines()[-1],
+            "cause": repr(error.__cause__) if error.__cause__ else None,
+            "diagnostic": line.split("error: ", 1)[1] if line else None,
+            "location": line.split("error: ", 1)[0] if line else None,
+            "ir_dump": [stream for stream, text in (("stdout", done.stdout), ("stderr", done.stderr))
+                        if "builtin.module" in text or "tt.func" in text]}
 
 
 def offline(case):

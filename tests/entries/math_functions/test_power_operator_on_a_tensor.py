@@ -4,8 +4,6 @@ The compiles without a GPU run in one fresh process (`in_fresh_process_by_case`)
 cache; the launches run on the backend of the session (the interpreter without a GPU).
 """
 
-import os
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -14,7 +12,7 @@ import triton
 import triton.language as tl
 
 from snippets.math_functions import power_operator_on_a_tensor as entry
-from triton_faq.testing import assert_matches_float64, fresh_randn, in_fresh_process_by_case
+from triton_faq.testing import assert_matches_float64, compile_offline, fresh_randn, in_fresh_process_by_case
 
 RELEASE = tuple(int(part) for part in triton.__version__.split(".")[:2])
 INTERPRETED = entry.DEVICE == "cpu"
@@ -69,38 +67,34 @@ SIGNATURES = {
 
 
 def offline_case(name):
-    """Compile one kernel for sm_90 without a GPU: "compiled" or the CompilationError's last line."""
-    os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp()
-    kernel = globals().get(name) or getattr(entry, name)
+    """Compile one kernel for sm_90 without a GPU: "compiled", or the error's last line and its whole
+    text with its cause (run by `offline` and `offline_whole`, in a fresh process)."""
     signature, constants = SIGNATURES[name]
-    source = triton.compiler.ASTSource(triton.runtime.jit.JITFunction(kernel.fn), signature, constants)
-    try:
-        triton.compile(source, target=triton.backends.compiler.GPUTarget("cuda", 90, 32))
-    except triton.compiler.errors.CompilationError as error:
-        return str(error).strip().splitlines()[-1]
-    except AttributeError as error:  # tl.math.pow up to 3.4: the AttributeError escapes the compile
-        return repr(error)
-    return "compiled"
+    error = compile_offline(globals().get(name) or getattr(entry, name), signature, constants).error
+    if error is None:
+        return "compiled"
+    if isinstance(error, triton.compiler.errors.CompilationError):
+        last = str(error).strip().splitlines()[-1]
+    elif isinstance(error, AttributeError):  # tl.math.pow up to 3.4: the AttributeError escapes the compile
+        last = repr(error)
+    else:
+        raise error
+    return {"last": last, "whole": str(error) + repr(error.__cause__)}
 
 
-def offline_text(name):
-    """The whole CompilationError and its cause, for messages that are not its last line."""
-    os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp()
-    signature, constants = SIGNATURES[name]
-    source = triton.compiler.ASTSource(triton.runtime.jit.JITFunction(globals()[name].fn), signature, constants)
-    try:
-        triton.compile(source, target=triton.backends.compiler.GPUTarget("cuda", 90, 32))
-    except Exception as error:
-        return str(error) + repr(error.__cause__)
-    return "compiled"
-
-
-def offline(name):
+def compiles(name):
     return in_fresh_process_by_case(Path(__file__), "offline_case", list(SIGNATURES), compile_ready=True)[name]["value"]
 
 
+def offline(name):
+    """"compiled", or the last line of what the compile raised."""
+    result = compiles(name)
+    return result if result == "compiled" else result["last"]
+
+
 def offline_whole(name):
-    return in_fresh_process_by_case(Path(__file__), "offline_text", ["exp2_of_half"], compile_ready=True)[name]["value"]
+    """The whole error and its cause, for messages that are not its last line."""
+    return compiles(name)["whole"]
 
 
 def launch_error(call):
