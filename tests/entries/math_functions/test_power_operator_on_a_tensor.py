@@ -184,7 +184,7 @@ def worst_relative_error(got, reference):
 
 
 def test_fix_exp2_of_p_log2_error_grows_with_p_log2_x():
-    """Each element's error is about log2's rounding times p: ten times the power, several times the error."""
+    """Each element's error is about log2's rounding times p: ten times the power, more than twice the error."""
     x = torch.rand(3000, dtype=torch.float64).mul(10).add(0.1).float().to(entry.DEVICE)
     errors = {p: worst_relative_error(entry.power(entry.power_exp2, x, p), x.double().cpu() ** p) for p in (1.0, 10.0)}
     assert errors[10.0] > 2 * errors[1.0]
