@@ -53,6 +53,15 @@ def test_noise_is_removed_before_scoring():
     assert retrieval.terms(noisy) == retrieval.terms("running at tokens: the values are garbage")
 
 
+def test_a_reports_title_weighs_more_than_its_body():
+    built = retrieval.index(ROOT)
+    weights = retrieval.query_weights("shared memory\nthe kernel is slow", built)
+    assert weights["shar"] == weights["memory"] == retrieval.TITLE_WEIGHT > 1
+    assert weights["slow"] == 1.0
+    assert set(retrieval.query_weights("shared memory", built).values()) == {1.0}  # one line: no title
+    assert set(retrieval.query_weights("Traceback (most recent call last):\nshared memory", built).values()) == {1.0}
+
+
 def test_the_stop_words_are_the_site_searchs():
     for language in ("en", "zh"):
         assert set(interface.text(language, "search.stop_words").split()) <= retrieval.STOP

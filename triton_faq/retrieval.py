@@ -52,6 +52,9 @@ FIELDS = {
 }
 IDF_FIELDS = ("title", "description", "symptoms", "keywords", "messages")
 K1 = 2.0  # chosen on the development set (tests/data/real_messages.yaml, tests/search_questions.json)
+# A report's first line is its title, the user's own summary: its terms count this much more than the
+# body's, when there is a body (chosen on the tuning set, tests/data/tuning_reports/scores/README.md)
+TITLE_WEIGHT = 1.5
 
 HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
@@ -231,18 +234,19 @@ class Index:
     def idf(self, term: str) -> float:
         return idf(len(self.ids), self.frequency.get(term, 0))
 
-    def score(self, query: list[str]) -> dict[str, float]:
-        """BM25F of every entry for the query's distinct terms."""
+    def score(self, query: list[str] | dict[str, float]) -> dict[str, float]:
+        """BM25F of every entry for the query's distinct terms (a term: weight mapping weighs them)."""
+        weights = query if isinstance(query, dict) else dict.fromkeys(query, 1.0)
+        wanted = {t: w for t, w in weights.items() if t in self.frequency}
         scores = {}
-        wanted = [t for t in dict.fromkeys(query) if t in self.frequency]
         for entry_id in self.ids:
             total = 0.0
             doc, lengths = self.docs[entry_id], self.lengths[entry_id]
-            for term in wanted:
+            for term, weight in wanted.items():
                 weighted = sum(field_frequency(name, doc[name][term], lengths[name], self.average[name])
                                for name in FIELDS if doc[name].get(term))
                 if weighted:
-                    total += contribution(self.idf(term), weighted)
+                    total += weight * contribution(self.idf(term), weighted)
             scores[entry_id] = total
         return scores
 
@@ -337,10 +341,20 @@ def query_terms(text: str, built: Index) -> list[str]:
     return terms(text, segmenter)
 
 
+def query_weights(text: str, built: Index) -> dict[str, float]:
+    """Each distinct term of a query and its weight: ``TITLE_WEIGHT`` for the first line's terms when
+    more lines follow it (a report's title over its body), 1 for the rest."""
+    lines = text.strip().splitlines()
+    title, body = (lines[0], "\n".join(lines[1:])) if len(lines) > 1 else ("", text)
+    weights = dict.fromkeys(query_terms(body, built), 1.0)
+    weights.update(dict.fromkeys(query_terms(title, built), TITLE_WEIGHT) if title else {})
+    return weights
+
+
 def rank(text: str, root: Path = handbook.ROOT, built: Index | None = None) -> list[tuple[str, float]]:
     """(entry ID, score) for every entry with a positive score, best first."""
     built = built or index(root)
-    scores = built.score(query_terms(text, built))
+    scores = built.score(query_weights(text, built))
     return sorted(((i, s) for i, s in scores.items() if s > 0), key=lambda pair: -pair[1])
 
 
