@@ -31,10 +31,16 @@ def add_one_pitfall(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, y, mask=mask)
 
 
+def what_the_app_shows(error):
+    return str(error).splitlines()[0]  # an error report that keeps the first line only
+# --8<-- [end:pitfall]
+
+
+# --8<-- [start:compile]
 def compile_for_sm_90(kernel):
     """Compile `kernel` for an H100 / H200 (sm_90) without a GPU, in an empty kernel cache.
     Returns (the exception or None, what the compile printed to stdout)."""
-    fn = triton.runtime.jit.JITFunction(kernel.fn)  # a fresh object: compiled, even under TRITON_INTERPRET=1
+    fn = triton.runtime.jit.JITFunction(kernel.fn)  # a new JITFunction: compiled even when the interpreter is on
     signature = {"x_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32", "BLOCK": "constexpr"}
     printed, cache = io.StringIO(), os.environ.get("TRITON_CACHE_DIR")
     with tempfile.TemporaryDirectory() as empty, contextlib.redirect_stdout(printed):
@@ -50,17 +56,13 @@ def compile_for_sm_90(kernel):
             if cache is not None:
                 os.environ["TRITON_CACHE_DIR"] = cache
     return error, printed.getvalue()
-
-
-def what_the_app_shows(error):
-    return str(error).splitlines()[0]  # an error report that keeps the first line only
-# --8<-- [end:pitfall]
+# --8<-- [end:compile]
 
 
 # --8<-- [start:fix]
 def ptxas_errors(error):
-    """Why ptxas refused the kernel: the distinct `error` and `fatal` lines of its log, the part of the
-    message after "`ptxas` stderr:" (the same on Linux and on Windows, whatever the error code)."""
+    """Why ptxas refused the kernel: the distinct `error` and `fatal` lines of its log, which follow the
+    first line of the message (an exception, or its text pasted), on Linux and on Windows alike."""
     log = str(error).split("`ptxas` stderr:", 1)[-1].split("Repro command:", 1)[0]
     found = []
     for line in log.splitlines():
