@@ -160,6 +160,29 @@ class Generator:
     assert not any("some text" in text for text in found)
 
 
+def test_a_module_constant_given_to_a_warning_is_found():
+    """Triton 3.9 keeps its deprecation warnings in module constants and prints them through
+    `warn_once(CONSTANT)`: the constant's text is a message, a function's own name for it wins."""
+    source = '''
+FP_FUSION_DEFAULT_WARNING = ("TRITON_DEFAULT_FP_FUSION is unset: defaulting to FP fusion ENABLED. "
+                             "The default will change to DISABLED in Triton 3.10")
+UNUSED = "a constant no warning or raise uses"
+
+
+def warn_once(message):
+    warnings.warn(message, UserWarning, stacklevel=2)
+
+
+def fp_fusion_enabled(requested):
+    if requested is None:
+        warn_once(FP_FUSION_DEFAULT_WARNING)
+'''
+    texts = {catalogue_build.render(m["parts"]): m for m in catalogue_build.python_messages(source, "triton/_utils.py")}
+    text = "TRITON_DEFAULT_FP_FUSION is unset: defaulting to FP fusion ENABLED. The default will change to DISABLED in Triton 3.10"
+    assert text in texts and texts[text]["form"] == "warning" and texts[text]["line"] == 13
+    assert not any("no warning or raise" in t for t in texts)
+
+
 def test_each_kind_of_message_becomes_a_template_with_its_source(built):
     data, *_ = built
     found = rows(data)

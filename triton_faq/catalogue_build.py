@@ -266,6 +266,7 @@ def _assignments(function: ast.AST) -> dict[str, list[ast.expr]]:
 STRING_METHODS = {"strip", "rstrip", "lstrip", "replace", "capitalize", "rstrip", "expandtabs"}
 TEXT_FUNCTIONS = {"dedent", "cleandoc", "str"}
 DEVICE_ASSERTS = {"device_assert", "static_assert"}  # their message is printed when the check fails
+WARNINGS = {"warn", "warn_once"}  # warnings.warn, and Triton's once-per-process wrapper of it (3.9)
 EXCEPTION_BASE = re.compile(r"(Error|Exception|Warning|Failure|OutOfResources)$")
 MESSAGE_METHODS = {"__str__", "__init__", "_format_message", "__repr__", "format_message"}
 
@@ -308,11 +309,15 @@ def python_messages(source: str, path: str, known_exceptions: frozenset | set = 
             owner[id(node)] = scope
     strings_of: dict[int, _Strings] = {}
     exceptions = set(known_exceptions) | exception_classes([source])
+    # the module's own constants (FP_FUSION_DEFAULT_WARNING = "..."), which any function may pass on
+    module_constants = _assignments(ast.Module(body=[n for n in tree.body if isinstance(n, (ast.Assign, ast.AnnAssign))],
+                                               type_ignores=[]))
 
     def strings(node) -> _Strings:
         scope = owner.get(id(node), tree)
         if id(scope) not in strings_of:
-            strings_of[id(scope)] = _Strings(_assignments(scope) if scope is not tree else {})
+            strings_of[id(scope)] = _Strings({**module_constants, **_assignments(scope)} if scope is not tree
+                                             else module_constants)
         return strings_of[id(scope)]
 
     def add(parts_list, form, node):
@@ -361,7 +366,7 @@ def python_messages(source: str, path: str, known_exceptions: frozenset | set = 
                     found.append({"parts": [first], "form": "assert (no message: the traceback shows the line)",
                                   "line": node.lineno})
         elif (isinstance(node, ast.Call) and isinstance(node.func, (ast.Attribute, ast.Name))
-              and _exception_name(node) == "warn" and node.args):
+              and _exception_name(node) in WARNINGS and node.args):
             add(strings(node)(node.args[0]), "warning", node)
         elif (isinstance(node, ast.Call) and isinstance(node.func, (ast.Attribute, ast.Name))
               and _exception_name(node) in DEVICE_ASSERTS and len(node.args) >= 2):

@@ -1,0 +1,187 @@
+"""TP087's claims, one test each: snippets/math_functions/multiply_add_fused_or_not.py.
+
+The compiles for sm_90 need no GPU: they run in one fresh process (`in_fresh_process_by_case`), in an
+empty kernel cache, in the order of CASES, so that Triton 3.9's once-per-process warning is looked for
+after the settings that must not print it. Each compile is read twice: its PTX (fma.rn.f32, or mul.rn.f32
+and add.rn.f32) and its machine code, disassembled by the nvdisasm Triton bundles (FFMA, or FMUL and
+FADD). The values come from the interpreter here and from a GPU in the tests marked gpu.
+"""
+
+import functools
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import warnings
+from pathlib import Path
+
+import pytest
+import torch
+import triton
+
+from snippets.math_functions import multiply_add_fused_or_not as entry
+from triton_faq.testing import assert_matches_float64, fresh_randn, in_fresh_process_by_case
+
+ROOT = Path(__file__).resolve().parents[3]
+RELEASE = tuple(int(part) for part in triton.__version__.split(".")[:2])
+INTERPRETED = entry.DEVICE == "cpu"
+EXACT = 2**-24  # a * b + c of cancelling_inputs, computed exactly
+WARNING = ("TRITON_DEFAULT_FP_FUSION is unset: defaulting to FP fusion ENABLED for backward compatibility in "
+           "Triton 3.9. The default will change to DISABLED in Triton 3.10; set TRITON_DEFAULT_FP_FUSION=1 to "
+           "keep fusion enabled or =0 to adopt the new default early and silence this warning.")
+
+CASES = {  # case: (kernel, TRITON_DEFAULT_FP_FUSION or None for unset, launch options)
+    "environment 1": ("mul_add_pitfall", "1", {}),
+    "environment 0": ("mul_add_pitfall", "0", {}),
+    "enable_fp_fusion=False": ("mul_add_pitfall", None, {"enable_fp_fusion": False}),
+    "tl.fma, enable_fp_fusion=False": ("mul_add_fixed", None, {"enable_fp_fusion": False}),
+    "tl.fma, environment 0": ("mul_add_fixed", "0", {}),
+    "default": ("mul_add_pitfall", None, {}),  # last: the only one that may print 3.9's warning
+}
+
+
+def machine_code(kernel, options):
+    """(PTX's roundings, the counts of FFMA / FMUL / FADD in the sm_90 machine code)."""
+    fn = triton.runtime.jit.JITFunction(kernel.fn)
+    signature = {"a_ptr": "*fp32", "b_ptr": "*fp32", "c_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32", "BLOCK": "constexpr"}
+    os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp()
+    compiled = triton.compile(triton.compiler.ASTSource(fn, signature, {"BLOCK": 1024}), options=options,
+                              target=triton.backends.compiler.GPUTarget("cuda", 90, 32))
+    with tempfile.NamedTemporaryFile(suffix=".cubin") as cubin:
+        cubin.write(compiled.asm["cubin"])
+        cubin.flush()
+        nvdisasm = Path(triton.backends.nvidia.__file__).parent / "bin" / "nvdisasm"
+        sass = subprocess.run([str(nvdisasm), cubin.name], capture_output=True, text=True, check=True).stdout
+    return {op: len(re.findall(rf"\b{op}\b", sass)) for op in ("FFMA", "FMUL", "FADD")}
+
+
+def compile_case(case):
+    """What compiling for sm_90 gives under one setting (run by `compiled`, in a fresh process)."""
+    name, environment, options = CASES[case]
+    os.environ.pop("TRITON_DEFAULT_FP_FUSION", None)
+    if environment is not None:
+        os.environ["TRITON_DEFAULT_FP_FUSION"] = environment
+    kernel = getattr(entry, name)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        roundings = entry.roundings_compiled(kernel, **options)
+    sass = machine_code(kernel, options)
+    return {"roundings": roundings, "sass": sass,
+            "warnings": [str(w.message) for w in caught if "FP_FUSION" in str(w.message)]}
+
+
+def compiled(case):
+    return in_fresh_process_by_case(Path(__file__), "compile_case", list(CASES), compile_ready=True)[case]["value"]
+
+
+@functools.cache
+def warnings_of_triton_3_9():
+    """The FP-fusion warnings of a compile with the default setting, by Triton 3.9 (the version matrix's
+    copy in .cache/matrix/, fetched once from PyPI), in a subprocess with that release first on the path."""
+    from triton_faq.matrix import MatrixError, install
+
+    try:
+        folder = install(ROOT, "3.9.0")
+    except MatrixError as why:
+        pytest.skip(str(why))
+    code = ("import os, warnings; os.environ['TRITON_INTERPRET'] = '1'; import runpy, triton; "
+            f"m = runpy.run_path({str(Path(entry.__file__).resolve())!r}); "
+            "warnings.simplefilter('always'); print(triton.__version__)\n"
+            "with warnings.catch_warnings(record=True) as caught:\n"
+            "    warnings.simplefilter('always'); m['roundings_compiled'](m['mul_add_pitfall'])\n"
+            "print(*[str(w.message) for w in caught if 'FP_FUSION' in str(w.message)], sep='\\n')")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                          env={"PYTHONPATH": str(folder), "PATH": "/usr/bin:/bin"})
+    return done.stdout.splitlines()
+
+
+# -- the reproducer of the message in the page's `errors:` front matter
+
+def reproduce_fp_fusion_warning_on_triton_3_9():
+    return "\n".join(warnings_of_triton_3_9())
+
+
+def test_triton_3_9_prints_the_warning_at_a_compile_with_the_default():
+    assert warnings_of_triton_3_9() == ["3.9.0", WARNING]
+
+
+ONE = {"FFMA": 8, "FMUL": 0, "FADD": 0}  # the kernel's eight float32 lanes per thread, each one FFMA
+TWO = {"FFMA": 0, "FMUL": 8, "FADD": 8}
+
+
+# -- the pitfall: a * b + c is fused by default (3.2-3.9), and the default is a setting
+
+def test_pitfall_by_default_a_times_b_plus_c_compiles_to_one_fma():
+    result = compiled("default")
+    assert (result["roundings"], result["sass"]) == ("one (fma)", ONE)
+
+
+def test_pitfall_triton_default_fp_fusion_0_compiles_it_to_a_multiply_and_an_add():
+    result = compiled("environment 0")
+    assert (result["roundings"], result["sass"]) == ("two (mul, add)", TWO)
+
+
+def test_triton_default_fp_fusion_1_keeps_the_fma():
+    result = compiled("environment 1")
+    assert (result["roundings"], result["sass"]) == ("one (fma)", ONE)
+
+
+def test_enable_fp_fusion_false_at_the_launch_compiles_a_multiply_and_an_add():
+    result = compiled("enable_fp_fusion=False")
+    assert (result["roundings"], result["sass"]) == ("two (mul, add)", TWO)
+
+
+def test_triton_3_9_warns_once_when_the_default_decides():
+    for case in ("environment 1", "environment 0", "enable_fp_fusion=False"):
+        assert compiled(case)["warnings"] == [], case
+    assert compiled("default")["warnings"] == ([WARNING] if RELEASE >= (3, 9) else [])
+
+
+# -- the fix: tl.fma is one fma whatever the setting
+
+def test_fix_tl_fma_stays_one_fma_with_fusion_off():
+    for case in ("tl.fma, enable_fp_fusion=False", "tl.fma, environment 0"):
+        result = compiled(case)
+        assert (result["roundings"], result["sass"]) == ("one (fma)", ONE), case
+
+
+def test_the_example_loses_its_only_bit_when_the_product_is_rounded_first():
+    a, b, c = (t.cpu() for t in entry.cancelling_inputs())
+    assert (a.double() * b.double() + c.double()).tolist() == [EXACT] * 4  # exact: the product fits in float64
+    assert (a * b + c).tolist() == [0.0] * 4  # float32: a * b rounds to 1 + 2**-11 first
+
+
+def test_fix_matches_float64():
+    a, b, c = fresh_randn(5000), fresh_randn(5000), fresh_randn(5000)
+    assert_matches_float64(entry.mul_add(entry.mul_add_fixed, a, b, c), a.double() * b.double() + c.double())
+
+
+# -- the interpreter computes with NumPy
+
+@pytest.mark.skipif(not INTERPRETED, reason="the interpreter's arithmetic")
+def test_the_interpreter_never_fuses_a_times_b_plus_c():
+    a, b, c = entry.cancelling_inputs()
+    assert entry.mul_add(entry.mul_add_pitfall, a, b, c).tolist() == [0.0] * 4
+    assert entry.mul_add(entry.mul_add_pitfall, a, b, c, enable_fp_fusion=True).tolist() == [0.0] * 4
+
+
+@pytest.mark.skipif(not INTERPRETED, reason="the interpreter's arithmetic")
+def test_the_interpreters_tl_fma_rounds_twice_up_to_3_8_and_once_from_3_9():
+    a, b, c = entry.cancelling_inputs()
+    assert entry.mul_add(entry.mul_add_fixed, a, b, c).tolist() == [EXACT if RELEASE >= (3, 9) else 0.0] * 4
+
+
+# -- on a GPU: the values
+
+@pytest.mark.gpu
+def test_gpu_the_default_gives_the_exact_value_and_fusion_off_gives_0():
+    a, b, c = entry.cancelling_inputs()
+    assert entry.mul_add(entry.mul_add_pitfall, a, b, c).tolist() == [EXACT] * 4  # 3.2-3.9: fused by default
+    assert entry.mul_add(entry.mul_add_pitfall, a, b, c, enable_fp_fusion=False).tolist() == [0.0] * 4
+
+
+@pytest.mark.gpu
+def test_gpu_fix_tl_fma_gives_the_exact_value_with_fusion_off():
+    a, b, c = entry.cancelling_inputs()
+    assert entry.mul_add(entry.mul_add_fixed, a, b, c, enable_fp_fusion=False).tolist() == [EXACT] * 4
