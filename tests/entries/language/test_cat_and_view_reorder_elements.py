@@ -1,6 +1,14 @@
-"""TP051's claims, one test each: snippets/language/cat_and_view_reorder_elements.py."""
+"""TP051's claims, one test each: snippets/language/cat_and_view_reorder_elements.py.
 
+Triton 3.9's deprecation warnings come from the version matrix's copy of 3.9 (.cache/matrix/, fetched
+once from PyPI), run on the interpreter in a subprocess whatever release runs the tests.
+"""
+
+import functools
+import subprocess
+import sys
 import warnings
+from pathlib import Path
 
 import pytest
 import torch
@@ -12,6 +20,36 @@ from triton_faq.backend import DEVICE
 from triton_faq.testing import assert_matches_float64, fresh_randn
 
 CAT_MESSAGE = "current implementation of `cat` always may reorder elements"
+ROOT = Path(__file__).resolve().parents[3]
+CAT_DEPRECATED = ("tl.cat(can_reorder=True) is deprecated and will be removed in Triton 3.10, when concatenation "
+                  "will always be deterministic. Pass can_reorder=False (the default) to adopt the new behavior.")
+RESHAPE_DEPRECATED = ("tl.reshape(can_reorder=True) is deprecated and will be removed in Triton 3.10. "
+                      "Pass can_reorder=False (the default) to adopt the new behavior.")
+
+
+@functools.cache
+def with_triton_3_9():
+    """Triton 3.9 on the interpreter, in a subprocess: its version, the warnings the two pitfalls print
+    (each run twice), and tl.cat without the flag."""
+    from triton_faq.matrix import MatrixError, install
+
+    try:
+        folder = install(ROOT, "3.9.0")
+    except MatrixError as why:
+        pytest.skip(str(why))
+    code = ("import os, warnings; os.environ['TRITON_INTERPRET'] = '1'; import runpy, torch, triton\n"
+            f"m = runpy.run_path({str(Path(entry.__file__).resolve())!r})\n"
+            "x = torch.arange(16.0).reshape(2, 8); y = x + 100\n"
+            "with warnings.catch_warnings(record=True) as caught:\n"
+            "    warnings.simplefilter('always')\n"
+            "    for _ in range(2):\n"
+            "        m['cat_rows'](m['cat_pitfall'], x, y); m['flatten'](m['flatten_pitfall'], x)\n"
+            "print(triton.__version__)\n"
+            "print(*[str(w.message) for w in caught if 'deprecated' in str(w.message)], sep='\\n')\n"
+            "print(torch.equal(m['cat_rows'](m['cat_without_flag'], x[:1], y[:1]), torch.cat([x[:1], y[:1]], dim=1)))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                          env={"PYTHONPATH": str(folder), "PATH": "/usr/bin:/bin"})
+    return done.stdout.splitlines()
 
 
 # -- reproducers of the messages in the page's `errors:` front matter
@@ -19,6 +57,18 @@ CAT_MESSAGE = "current implementation of `cat` always may reorder elements"
 def reproduce_cat_without_can_reorder():
     x = torch.arange(8.0, device=DEVICE)
     entry.cat_without_flag[(1,)](x, x, torch.empty(16, device=DEVICE), N=8)
+
+
+def reproduce_cat_deprecation_on_triton_3_9():
+    return "\n".join(with_triton_3_9())
+
+
+def reproduce_reshape_deprecation_on_triton_3_9():
+    return "\n".join(with_triton_3_9())
+
+
+def test_triton_3_9_warns_once_that_can_reorder_goes_in_3_10_and_accepts_cat_without_it():
+    assert with_triton_3_9() == ["3.9.0", CAT_DEPRECATED, RESHAPE_DEPRECATED, "True"]
 
 
 # -- what this Triton offers

@@ -2,7 +2,7 @@
 
 The compiles for sm_90 need no GPU: they run in one fresh process (`in_fresh_process_by_case`), in an
 empty kernel cache, in the order of CASES, so that Triton 3.9's once-per-process warning is looked for
-after the settings that must not print it. Each compile is read twice: its PTX (fma.rn.f32, or mul.rn.f32
+after the settings that must not print it (the default, the only one that may, comes last). Each compile is read twice: its PTX (fma.rn.f32, or mul.rn.f32
 and add.rn.f32) and its machine code, disassembled by the nvdisasm Triton bundles (FFMA, or FMUL and
 FADD). The values come from the interpreter here and from a GPU in the tests marked gpu.
 """
@@ -37,6 +37,9 @@ CASES = {  # case: (kernel, TRITON_DEFAULT_FP_FUSION or None for unset, launch o
     "enable_fp_fusion=False": ("mul_add_pitfall", None, {"enable_fp_fusion": False}),
     "tl.fma, enable_fp_fusion=False": ("mul_add_fixed", None, {"enable_fp_fusion": False}),
     "tl.fma, environment 0": ("mul_add_fixed", "0", {}),
+    "environment 0, enable_fp_fusion=True": ("mul_add_pitfall", "0", {"enable_fp_fusion": True}),
+    "forced off, enable_fp_fusion=True": ("mul_add_pitfall", "force", {"enable_fp_fusion": True}),
+    "tl.fma, forced off": ("mul_add_fixed", "force", {}),
     "default": ("mul_add_pitfall", None, {}),  # last: the only one that may print 3.9's warning
 }
 
@@ -60,7 +63,10 @@ def compile_case(case):
     """What compiling for sm_90 gives under one setting (run by `compiled`, in a fresh process)."""
     name, environment, options = CASES[case]
     os.environ.pop("TRITON_DEFAULT_FP_FUSION", None)
-    if environment is not None:
+    os.environ.pop("TRITON_FORCE_DISABLE_FP_FUSION", None)
+    if environment == "force":
+        os.environ["TRITON_FORCE_DISABLE_FP_FUSION"] = "1"  # read from 3.9
+    elif environment is not None:
         os.environ["TRITON_DEFAULT_FP_FUSION"] = environment
     kernel = getattr(entry, name)
     with warnings.catch_warnings(record=True) as caught:
@@ -132,8 +138,21 @@ def test_enable_fp_fusion_false_at_the_launch_compiles_a_multiply_and_an_add():
     assert (result["roundings"], result["sass"]) == ("two (mul, add)", TWO)
 
 
+def test_the_launch_option_wins_over_the_variable():
+    result = compiled("environment 0, enable_fp_fusion=True")
+    assert (result["roundings"], result["sass"]) == ("one (fma)", ONE)
+
+
+def test_from_3_9_triton_force_disable_fp_fusion_wins_over_the_launch_option_but_not_tl_fma():
+    forced = compiled("forced off, enable_fp_fusion=True")
+    assert (forced["roundings"], forced["sass"]) == (("two (mul, add)", TWO) if RELEASE >= (3, 9) else ("one (fma)", ONE))
+    fma = compiled("tl.fma, forced off")
+    assert (fma["roundings"], fma["sass"]) == ("one (fma)", ONE)
+
+
 def test_triton_3_9_warns_once_when_the_default_decides():
-    for case in ("environment 1", "environment 0", "enable_fp_fusion=False"):
+    for case in ("environment 1", "environment 0", "enable_fp_fusion=False", "environment 0, enable_fp_fusion=True",
+                 "forced off, enable_fp_fusion=True", "tl.fma, forced off"):
         assert compiled(case)["warnings"] == [], case
     assert compiled("default")["warnings"] == ([WARNING] if RELEASE >= (3, 9) else [])
 
