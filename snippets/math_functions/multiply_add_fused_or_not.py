@@ -74,6 +74,10 @@ def roundings_compiled(kernel, **options):
             os.environ.pop("TRITON_CACHE_DIR")
             if cache is not None:
                 os.environ["TRITON_CACHE_DIR"] = cache
+    return roundings(ptx)
+
+
+def roundings(ptx):
     return "one (fma)" if re.search(r"\bfma\.rn\.f32\b", ptx) else "two (mul, add)"
 # --8<-- [end:compiled]
 

@@ -1,6 +1,7 @@
 """TP087's claims, one test each: snippets/math_functions/multiply_add_fused_or_not.py.
 
-The compiles for sm_90 need no GPU: they run in one fresh process (`in_fresh_process_by_case`), in an
+The compiles for sm_90 need no GPU (each as the reader's `roundings_compiled` compiles, read by its
+`roundings`): they run in one fresh process (`in_fresh_process_by_case`), in an
 empty kernel cache, in the order of CASES, so that Triton 3.9's once-per-process warning is looked for
 after the settings that must not print it (the default, the only one that may, comes last). Each compile is read twice: its PTX (fma.rn.f32, or mul.rn.f32
 and add.rn.f32) and its machine code, disassembled by the nvdisasm Triton bundles (FFMA, or FMUL and
@@ -44,13 +45,17 @@ CASES = {  # case: (kernel, TRITON_DEFAULT_FP_FUSION or None for unset, launch o
 }
 
 
-def machine_code(kernel, options):
-    """(PTX's roundings, the counts of FFMA / FMUL / FADD in the sm_90 machine code)."""
+def compile_for_sm_90(kernel, options):
+    """The kernel compiled for sm_90 in an empty kernel cache, as `entry.roundings_compiled` compiles it."""
     fn = triton.runtime.jit.JITFunction(kernel.fn)
     signature = {"a_ptr": "*fp32", "b_ptr": "*fp32", "c_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32", "BLOCK": "constexpr"}
     os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp()
-    compiled = triton.compile(triton.compiler.ASTSource(fn, signature, {"BLOCK": 1024}), options=options,
-                              target=triton.backends.compiler.GPUTarget("cuda", 90, 32))
+    return triton.compile(triton.compiler.ASTSource(fn, signature, {"BLOCK": 1024}), options=options,
+                          target=triton.backends.compiler.GPUTarget("cuda", 90, 32))
+
+
+def machine_code(compiled):
+    """The counts of FFMA / FMUL / FADD in the sm_90 machine code."""
     with tempfile.NamedTemporaryFile(suffix=".cubin") as cubin:
         cubin.write(compiled.asm["cubin"])
         cubin.flush()
@@ -71,9 +76,8 @@ def compile_case(case):
     kernel = getattr(entry, name)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        roundings = entry.roundings_compiled(kernel, **options)
-    sass = machine_code(kernel, options)
-    return {"roundings": roundings, "sass": sass,
+        compiled = compile_for_sm_90(kernel, options)
+    return {"roundings": entry.roundings(compiled.asm["ptx"]), "sass": machine_code(compiled),
             "warnings": [str(w.message) for w in caught if "FP_FUSION" in str(w.message)]}
 
 
