@@ -7,14 +7,13 @@ run in a subprocess: from Triton 3.3 on the same kernel compiles (the version ta
 
 import functools
 import inspect
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import torch
 
 from snippets.compilation import bfloat16_on_older_gpus as entry
+from triton_faq.fresh import run_python_once
 from triton_faq.testing import assert_matches_float64, fresh_randn, in_fresh_process
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -47,8 +46,8 @@ def with_triton_3_2():
             f"m = runpy.run_path({str(Path(entry.__file__).resolve())!r}); "
             "print(triton.__version__); print(m['ptxas_says'](75)); print(m['ptxas_says'](70)); "
             "print(m['ptxas_says'](75, 'bf16', m['scale_shift_f32'])); print(m['ptxas_says'](75, 'fp16'))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
-                          env={"PYTHONPATH": str(folder), "PATH": "/usr/bin:/bin"})
+    # one run for the proof and the error gate
+    done = run_python_once(["-c", code], {"PYTHONPATH": str(folder), "PATH": "/usr/bin:/bin"})
     return done.stdout.splitlines()
 
 

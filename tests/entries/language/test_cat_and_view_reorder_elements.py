@@ -5,8 +5,6 @@ once from PyPI), run on the interpreter in a subprocess whatever release runs th
 """
 
 import functools
-import subprocess
-import sys
 import warnings
 from pathlib import Path
 
@@ -17,6 +15,7 @@ import triton.language as tl
 
 from snippets.language import cat_and_view_reorder_elements as entry
 from triton_faq.backend import DEVICE
+from triton_faq.fresh import run_python_once
 from triton_faq.testing import assert_matches_float64, fresh_randn
 
 CAT_MESSAGE = "current implementation of `cat` always may reorder elements"
@@ -47,8 +46,8 @@ def with_triton_3_9():
             "print(triton.__version__)\n"
             "print(*[str(w.message) for w in caught if 'deprecated' in str(w.message)], sep='\\n')\n"
             "print(torch.equal(m['cat_rows'](m['cat_without_flag'], x[:1], y[:1]), torch.cat([x[:1], y[:1]], dim=1)))\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
-                          env={"PYTHONPATH": str(folder), "PATH": "/usr/bin:/bin"})
+    # one run for the proof and the error gate
+    done = run_python_once(["-c", code], {"PYTHONPATH": str(folder), "PATH": "/usr/bin:/bin"})
     return done.stdout.splitlines()
 
 

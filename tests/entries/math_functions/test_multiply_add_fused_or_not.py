@@ -12,7 +12,6 @@ import functools
 import os
 import re
 import subprocess
-import sys
 import tempfile
 import warnings
 from pathlib import Path
@@ -22,6 +21,7 @@ import torch
 import triton
 
 from snippets.math_functions import multiply_add_fused_or_not as entry
+from triton_faq.fresh import run_python_once
 from triton_faq.testing import assert_matches_float64, fresh_randn, in_fresh_process_by_case
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -101,8 +101,8 @@ def warnings_of_triton_3_9():
             "with warnings.catch_warnings(record=True) as caught:\n"
             "    warnings.simplefilter('always'); m['roundings_compiled'](m['mul_add_pitfall'])\n"
             "print(*[str(w.message) for w in caught if 'FP_FUSION' in str(w.message)], sep='\\n')")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
-                          env={"PYTHONPATH": str(folder), "PATH": "/usr/bin:/bin"})
+    # one run for the proof and the error gate
+    done = run_python_once(["-c", code], {"PYTHONPATH": str(folder), "PATH": "/usr/bin:/bin"})
     return done.stdout.splitlines()
 
 
