@@ -6,14 +6,37 @@ page's version table shows where `AttrsDescriptor` disappears.
 
 import importlib.metadata
 import subprocess
+from pathlib import Path
 
 import pytest
 import triton
+import triton.language as tl
 
 from snippets.compilation import torch_and_triton_out_of_step as entry
+from triton_faq.testing import compile_offline, in_fresh_process_by_case
 
 ATTRS_GONE = "cannot import name 'AttrsDescriptor' from 'triton.compiler.compiler'"
 OPS_GONE = "No module named 'triton.ops'"
+TARGET_NOT_GPU_TARGET = "target must be of GPUTarget type"
+
+
+@triton.jit
+def copy(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs))
+
+
+def compile_case(*target):
+    """triton.compile given `target` as it is ("cuda", 90), or wrapped in a GPUTarget (run in a fresh process)."""
+    wrapped = triton.backends.compiler.GPUTarget(*target[1:], 32) if target[0] == "GPUTarget" else None
+    done = compile_offline(copy, {"x_ptr": "*fp32", "out_ptr": "*fp32", "BLOCK": "constexpr"}, {"BLOCK": 64},
+                           target=wrapped or target)
+    return "compiled" if done.error is None else f"{type(done.error).__name__}: {done.error}"
+
+
+def compiled(target):
+    targets = [("cuda", 90), ("GPUTarget", "cuda", 90)]
+    return in_fresh_process_by_case(Path(__file__), "compile_case", targets, compile_ready=True)[target]["value"]
 
 
 # -- reproducers of the messages in the page's `errors:` front matter
@@ -24,6 +47,10 @@ def reproduce_attrs_descriptor():
 
 def reproduce_triton_ops():
     entry.what_older_packages_import()
+
+
+def reproduce_target_not_a_gpu_target():
+    return compiled(("cuda", 90))
 
 
 # -- the pitfall: imports of Triton internals that a release removed
@@ -45,6 +72,23 @@ def test_pitfall_triton_ops_is_gone():
     with pytest.raises(ModuleNotFoundError) as raised:
         entry.what_older_packages_import()
     assert str(raised.value) == OPS_GONE
+
+
+def test_pitfall_triton_compile_asserts_on_a_target_that_is_not_a_gpu_target():
+    """What an Inductor older than its Triton's compile API hits: the target as a plain pair."""
+    assert compiled(("cuda", 90)) == f"AssertionError: {TARGET_NOT_GPU_TARGET}"
+    assert compiled(("GPUTarget", "cuda", 90)) == "compiled"
+
+
+def test_torch_builds_a_plain_backend_capability_pair_for_a_triton_without_gpu_target():
+    """torch 2.13's fallback when `triton.backends.compiler` has no GPUTarget: the old form of the target."""
+    import inspect
+
+    from torch._inductor.runtime import triton_compat
+
+    source = inspect.getsource(triton_compat)
+    assert "from triton.backends.compiler import GPUTarget" in source
+    assert "            return (backend, arch)\n" in source
 
 
 # -- reading the pin
