@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 
 import torch
 
@@ -53,10 +55,11 @@ class OfflineCompile:
     stderr: str
 
 
-def compile_offline(kernel, signature: dict, constants: dict, target=None) -> OfflineCompile:
+def compile_offline(kernel, signature: dict, constants: dict, target=None, options=None) -> OfflineCompile:
     """Compile ``kernel`` (a ``@triton.jit`` function, or its interpreted form) for ``target``, sm_90 by
-    default, in a new empty kernel cache, with no GPU and no launch. Run it in a fresh process that
-    imported triton before ``TRITON_INTERPRET`` applied (``in_fresh_process(..., compile_ready=True)``)."""
+    default, with the launch ``options`` (``{"enable_fp_fusion": False}``), in a new empty kernel cache,
+    with no GPU and no launch. Run it in a fresh process that imported triton before
+    ``TRITON_INTERPRET`` applied (``in_fresh_process(..., compile_ready=True)``)."""
     import triton
 
     os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp()
@@ -67,7 +70,7 @@ def compile_offline(kernel, signature: dict, constants: dict, target=None) -> Of
         os.dup2(out.fileno(), 1)
         os.dup2(err.fileno(), 2)
         try:
-            compiled, error = triton.compile(source, target=target), None
+            compiled, error = triton.compile(source, target=target, options=options), None
         except Exception as raised:  # what the compile raised is the result
             compiled, error = None, raised
         finally:
@@ -108,3 +111,26 @@ def triton_language_restorer():
                     setattr(owner, name, value)
 
     return restore
+
+
+@functools.cache
+def on_release(version: str, snippet: str, code: str) -> list[str]:
+    """The lines ``code`` prints when run by Triton ``version`` (the version matrix's copy in
+    .cache/matrix/, fetched once from PyPI) on the interpreter, in a subprocess with that release first
+    on the path; ``code`` finds the reader's file ``snippet`` run as ``m`` (a dict of its names). One run
+    per test session for the same arguments, so a proof and the error gate share it; the test is
+    skipped when the release cannot be fetched."""
+    import pytest
+
+    from .fresh import run_python_once
+    from .matrix import MatrixError, install
+
+    root = Path(__file__).resolve().parent.parent
+    try:
+        folder = install(root, version)
+    except MatrixError as why:
+        pytest.skip(str(why))
+    prelude = ("import os, warnings; os.environ['TRITON_INTERPRET'] = '1'; import runpy, torch, triton\n"
+               f"m = runpy.run_path({str(Path(snippet).resolve())!r})\n")
+    done = run_python_once(["-c", prelude + code], {"PYTHONPATH": str(folder), "PATH": "/usr/bin:/bin"})
+    return list(done.stdout.splitlines())

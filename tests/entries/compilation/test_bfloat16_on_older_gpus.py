@@ -13,10 +13,8 @@ import pytest
 import torch
 
 from snippets.compilation import bfloat16_on_older_gpus as entry
-from triton_faq.fresh import run_python_once
-from triton_faq.testing import assert_matches_float64, fresh_randn, in_fresh_process
+from triton_faq.testing import assert_matches_float64, fresh_randn, in_fresh_process, on_release
 
-ROOT = Path(__file__).resolve().parents[3]
 MESSAGE = "Feature '.bf16' requires .target sm_80 or higher"
 CASES = [(70, "bf16", "scale_shift"), (75, "bf16", "scale_shift"), (80, "bf16", "scale_shift"),
          (70, "fp16", "scale_shift"), (75, "fp16", "scale_shift"),
@@ -33,22 +31,11 @@ def compiled():
     return {case: result.get("value", result) for case, result in zip(CASES, results)}
 
 
-@functools.cache
 def with_triton_3_2():
-    """What Triton 3.2's ptxas says for the bf16 kernel on sm_75, in a subprocess with that release first on the path."""
-    from triton_faq.matrix import MatrixError, install
-
-    try:
-        folder = install(ROOT, "3.2.0")
-    except MatrixError as why:
-        pytest.skip(str(why))
-    code = ("import os; os.environ['TRITON_INTERPRET'] = '1'; import runpy, triton; "
-            f"m = runpy.run_path({str(Path(entry.__file__).resolve())!r}); "
-            "print(triton.__version__); print(m['ptxas_says'](75)); print(m['ptxas_says'](70)); "
-            "print(m['ptxas_says'](75, 'bf16', m['scale_shift_f32'])); print(m['ptxas_says'](75, 'fp16'))")
-    # one run for the proof and the error gate
-    done = run_python_once(["-c", code], {"PYTHONPATH": str(folder), "PATH": "/usr/bin:/bin"})
-    return done.stdout.splitlines()
+    """What Triton 3.2's ptxas says for the bf16 kernel on sm_75, run by that release."""
+    return on_release("3.2.0", entry.__file__,
+                      "print(triton.__version__); print(m['ptxas_says'](75)); print(m['ptxas_says'](70)); "
+                      "print(m['ptxas_says'](75, 'bf16', m['scale_shift_f32'])); print(m['ptxas_says'](75, 'fp16'))")
 
 
 # -- the reproducer of the message in the page's `errors:` front matter

@@ -4,9 +4,7 @@ Triton 3.9's deprecation warnings come from the version matrix's copy of 3.9 (.c
 once from PyPI), run on the interpreter in a subprocess whatever release runs the tests.
 """
 
-import functools
 import warnings
-from pathlib import Path
 
 import pytest
 import torch
@@ -15,40 +13,27 @@ import triton.language as tl
 
 from snippets.language import cat_and_view_reorder_elements as entry
 from triton_faq.backend import DEVICE
-from triton_faq.fresh import run_python_once
-from triton_faq.testing import assert_matches_float64, fresh_randn
+from triton_faq.testing import assert_matches_float64, fresh_randn, on_release
 
 CAT_MESSAGE = "current implementation of `cat` always may reorder elements"
-ROOT = Path(__file__).resolve().parents[3]
 CAT_DEPRECATED = ("tl.cat(can_reorder=True) is deprecated and will be removed in Triton 3.10, when concatenation "
                   "will always be deterministic. Pass can_reorder=False (the default) to adopt the new behavior.")
 RESHAPE_DEPRECATED = ("tl.reshape(can_reorder=True) is deprecated and will be removed in Triton 3.10. "
                       "Pass can_reorder=False (the default) to adopt the new behavior.")
 
 
-@functools.cache
 def with_triton_3_9():
-    """Triton 3.9 on the interpreter, in a subprocess: its version, the warnings the two pitfalls print
-    (each run twice), and tl.cat without the flag."""
-    from triton_faq.matrix import MatrixError, install
-
-    try:
-        folder = install(ROOT, "3.9.0")
-    except MatrixError as why:
-        pytest.skip(str(why))
-    code = ("import os, warnings; os.environ['TRITON_INTERPRET'] = '1'; import runpy, torch, triton\n"
-            f"m = runpy.run_path({str(Path(entry.__file__).resolve())!r})\n"
-            "x = torch.arange(16.0).reshape(2, 8); y = x + 100\n"
-            "with warnings.catch_warnings(record=True) as caught:\n"
-            "    warnings.simplefilter('always')\n"
-            "    for _ in range(2):\n"
-            "        m['cat_rows'](m['cat_pitfall'], x, y); m['flatten'](m['flatten_pitfall'], x)\n"
-            "print(triton.__version__)\n"
-            "print(*[str(w.message) for w in caught if 'deprecated' in str(w.message)], sep='\\n')\n"
-            "print(torch.equal(m['cat_rows'](m['cat_without_flag'], x[:1], y[:1]), torch.cat([x[:1], y[:1]], dim=1)))\n")
-    # one run for the proof and the error gate
-    done = run_python_once(["-c", code], {"PYTHONPATH": str(folder), "PATH": "/usr/bin:/bin"})
-    return done.stdout.splitlines()
+    """Triton 3.9 on the interpreter: its version, the warnings the two pitfalls print (each run
+    twice), and tl.cat without the flag."""
+    return on_release("3.9.0", entry.__file__, (
+        "x = torch.arange(16.0).reshape(2, 8); y = x + 100\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('always')\n"
+        "    for _ in range(2):\n"
+        "        m['cat_rows'](m['cat_pitfall'], x, y); m['flatten'](m['flatten_pitfall'], x)\n"
+        "print(triton.__version__)\n"
+        "print(*[str(w.message) for w in caught if 'deprecated' in str(w.message)], sep='\\n')\n"
+        "print(torch.equal(m['cat_rows'](m['cat_without_flag'], x[:1], y[:1]), torch.cat([x[:1], y[:1]], dim=1)))\n"))
 
 
 # -- reproducers of the messages in the page's `errors:` front matter

@@ -1,14 +1,12 @@
 """TP087's claims, one test each: snippets/math_functions/multiply_add_fused_or_not.py.
 
-The compiles for sm_90 need no GPU (each as the reader's `roundings_compiled` compiles, read by its
-`roundings`): they run in one fresh process (`in_fresh_process_by_case`), in an
+The compiles for sm_90 need no GPU (`compile_offline`, read by the reader's `roundings`): they run in one fresh process (`in_fresh_process_by_case`), in an
 empty kernel cache, in the order of CASES, so that Triton 3.9's once-per-process warning is looked for
 after the settings that must not print it (the default, the only one that may, comes last). Each compile is read twice: its PTX (fma.rn.f32, or mul.rn.f32
 and add.rn.f32) and its machine code, disassembled by the nvdisasm Triton bundles (FFMA, or FMUL and
 FADD). The values come from the interpreter here and from a GPU in the tests marked gpu.
 """
 
-import functools
 import os
 import re
 import subprocess
@@ -17,20 +15,19 @@ import warnings
 from pathlib import Path
 
 import pytest
-import torch
 import triton
 
 from snippets.math_functions import multiply_add_fused_or_not as entry
-from triton_faq.fresh import run_python_once
-from triton_faq.testing import assert_matches_float64, fresh_randn, in_fresh_process_by_case
+from triton_faq.testing import assert_matches_float64, fresh_randn, in_fresh_process_by_case, compile_offline, on_release
 
-ROOT = Path(__file__).resolve().parents[3]
 RELEASE = tuple(int(part) for part in triton.__version__.split(".")[:2])
 INTERPRETED = entry.DEVICE == "cpu"
 EXACT = 2**-24  # a * b + c of cancelling_inputs, computed exactly
 WARNING = ("TRITON_DEFAULT_FP_FUSION is unset: defaulting to FP fusion ENABLED for backward compatibility in "
            "Triton 3.9. The default will change to DISABLED in Triton 3.10; set TRITON_DEFAULT_FP_FUSION=1 to "
            "keep fusion enabled or =0 to adopt the new default early and silence this warning.")
+
+SIGNATURE = {"a_ptr": "*fp32", "b_ptr": "*fp32", "c_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32", "BLOCK": "constexpr"}
 
 CASES = {  # case: (kernel, TRITON_DEFAULT_FP_FUSION or None for unset, launch options)
     "environment 1": ("mul_add_pitfall", "1", {}),
@@ -43,15 +40,6 @@ CASES = {  # case: (kernel, TRITON_DEFAULT_FP_FUSION or None for unset, launch o
     "tl.fma, forced off": ("mul_add_fixed", "force", {}),
     "default": ("mul_add_pitfall", None, {}),  # last: the only one that may print 3.9's warning
 }
-
-
-def compile_for_sm_90(kernel, options):
-    """The kernel compiled for sm_90 in an empty kernel cache, as `entry.roundings_compiled` compiles it."""
-    fn = triton.runtime.jit.JITFunction(kernel.fn)
-    signature = {"a_ptr": "*fp32", "b_ptr": "*fp32", "c_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32", "BLOCK": "constexpr"}
-    os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp()
-    return triton.compile(triton.compiler.ASTSource(fn, signature, {"BLOCK": 1024}), options=options,
-                          target=triton.backends.compiler.GPUTarget("cuda", 90, 32))
 
 
 def machine_code(compiled):
@@ -76,7 +64,7 @@ def compile_case(case):
     kernel = getattr(entry, name)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        compiled = compile_for_sm_90(kernel, options)
+        compiled = compile_offline(kernel, SIGNATURE, {"BLOCK": 1024}, options=options).compiled
     return {"roundings": entry.roundings(compiled.asm["ptx"]), "sass": machine_code(compiled),
             "warnings": [str(w.message) for w in caught if "FP_FUSION" in str(w.message)]}
 
@@ -85,25 +73,13 @@ def compiled(case):
     return in_fresh_process_by_case(Path(__file__), "compile_case", list(CASES), compile_ready=True)[case]["value"]
 
 
-@functools.cache
 def warnings_of_triton_3_9():
-    """The FP-fusion warnings of a compile with the default setting, by Triton 3.9 (the version matrix's
-    copy in .cache/matrix/, fetched once from PyPI), in a subprocess with that release first on the path."""
-    from triton_faq.matrix import MatrixError, install
-
-    try:
-        folder = install(ROOT, "3.9.0")
-    except MatrixError as why:
-        pytest.skip(str(why))
-    code = ("import os, warnings; os.environ['TRITON_INTERPRET'] = '1'; import runpy, triton; "
-            f"m = runpy.run_path({str(Path(entry.__file__).resolve())!r}); "
-            "warnings.simplefilter('always'); print(triton.__version__)\n"
-            "with warnings.catch_warnings(record=True) as caught:\n"
-            "    warnings.simplefilter('always'); m['roundings_compiled'](m['mul_add_pitfall'])\n"
-            "print(*[str(w.message) for w in caught if 'FP_FUSION' in str(w.message)], sep='\\n')")
-    # one run for the proof and the error gate
-    done = run_python_once(["-c", code], {"PYTHONPATH": str(folder), "PATH": "/usr/bin:/bin"})
-    return done.stdout.splitlines()
+    """The FP-fusion warnings of a compile with the default setting, by Triton 3.9."""
+    return on_release("3.9.0", entry.__file__, (
+        "print(triton.__version__)\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('always'); m['roundings_compiled'](m['mul_add_pitfall'])\n"
+        "print(*[str(w.message) for w in caught if 'FP_FUSION' in str(w.message)], sep='\\n')"))
 
 
 # -- the reproducer of the message in the page's `errors:` front matter
