@@ -21,10 +21,13 @@ def built_site(tmp_path_factory) -> Path:
     A whole-suite run starts the build in the background as it begins (``BUILD_IN_BACKGROUND`` in the
     root conftest), so tests run while it builds; this waits for it, or builds if nothing started it.
     """
+    import importlib.util
     import time
 
     from filelock import FileLock
 
+    if importlib.util.find_spec("mkdocs") is None and not os.environ.get("CI"):  # CI has it: there, this fails
+        pytest.skip("needs mkdocs (requirements.txt) to build the site; a GPU machine's run leaves the site to CI")
     shared = tmp_path_factory.getbasetemp()
     if os.environ.get("PYTEST_XDIST_WORKER"):
         shared = shared.parent  # one folder for all workers

@@ -7,6 +7,7 @@ reader's fake clock on any backend; the claims about real kernels are `gpu` test
 import functools
 import inspect
 import re
+import statistics
 
 import pytest
 import torch
@@ -186,10 +187,13 @@ def test_gpu_rep_is_milliseconds_a_small_kernel_gets_far_more_than_rep_runs():
 
 
 @pytest.mark.gpu
-def test_gpu_rep_is_milliseconds_the_timed_runs_of_a_large_kernel_add_up_to_about_rep():
+def test_gpu_rep_is_milliseconds_a_large_kernels_timed_runs_add_up_to_at_most_rep():
     x = torch.randn(FAR_BEYOND_L2, device="cuda")
     times = triton.testing.do_bench(entry.add_launcher(x, x, torch.empty_like(x)), rep=100, return_mode="all")
-    assert 50 <= sum(times) <= 120, (len(times), sum(times))
+    # int(rep / estimate) runs, and the estimate times each run's flush too: fewer runs than rep over
+    # one run's own time, and together no more than rep
+    assert len(times) < 100 / statistics.median(times), (len(times), statistics.median(times))
+    assert sum(times) <= 105, (len(times), sum(times))
 
 
 @pytest.mark.gpu
