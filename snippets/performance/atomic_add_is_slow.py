@@ -53,17 +53,17 @@ def scatter_add_fixed(x_ptr, index_ptr, out_ptr, n, BLOCK: tl.constexpr):  # out
 def histogram_fixed(index_ptr, counts_ptr, n, BINS: tl.constexpr, BLOCK: tl.constexpr):  # BINS: a power of 2
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
-    counts = tl.histogram(tl.load(index_ptr + offs, mask=mask), BINS, mask=mask)  # the fix: count here first
+    counts = tl.histogram(tl.load(index_ptr + offs, mask=mask).to(tl.int32), BINS, mask=mask)  # the fix
     tl.atomic_add(counts_ptr + tl.arange(0, BINS), counts, sem="relaxed")  # then one add per bin
 # --8<-- [end:fix]
 
 
 # --8<-- [start:sass]
 def memory_instructions(kernel_name, num_warps=4):
-    """How often each memory-ordering instruction appears in the machine code of this file's
-    scatter-add kernel ``kernel_name``, compiled for sm_90 (no GPU needed): the atomic itself (ATOMG
-    or REDG), and the barrier (MEMBAR) and cache invalidation (CCTL) an acquire or release adds."""
-    import collections
+    """The memory-ordering instructions, in order, in the machine code of this file's scatter-add
+    kernel ``kernel_name`` compiled for sm_90 (no GPU needed): the atomic itself (ATOMG, or REDG, a
+    reduction that returns nothing), and the barriers (MEMBAR, ERRBAR, CGAERRBAR) and cache control
+    (CCTL) that an acquire or release semantic adds around it."""
     import re
 
     from triton.backends.compiler import GPUTarget
@@ -75,8 +75,8 @@ def memory_instructions(kernel_name, num_warps=4):
     signature = {"x_ptr": "*fp32", "index_ptr": "*i32", "out_ptr": "*fp32", "n": "i32", "BLOCK": "constexpr"}
     source = ASTSource(fn, signature, {"BLOCK": 1024})
     compiled = triton.compile(source, target=GPUTarget("cuda", 90, 32), options={"num_warps": num_warps})
-    found = re.findall(r"\b(ATOMG|REDG|MEMBAR|CCTL)(\.[A-Z0-9_.]+)?", compiled.asm["sass"])
-    return dict(collections.Counter(op + suffix for op, suffix in found))
+    found = re.findall(r"\b(ATOMG|REDG|MEMBAR|CCTL|ERRBAR|CGAERRBAR)(\.[A-Z0-9_.]+)?\b", compiled.asm["sass"])
+    return [opcode + modifiers for opcode, modifiers in found]
 # --8<-- [end:sass]
 
 
@@ -126,9 +126,10 @@ def compare_speed(n=2**26, timer=time_ms):
 
 def main():
     # Compile for sm_90 first: once the interpreter has run a kernel, the real compiler fails in that process.
-    print("machine code of one add, compiled for sm_90 (4 warps, 1024 elements: 8 adds per thread):")
-    print("  default sem:     ", memory_instructions("scatter_add_pitfall"))
-    print("  sem='relaxed':   ", memory_instructions("scatter_add_fixed"))
+    print("memory-ordering instructions of the first add, compiled for sm_90 (8 adds per thread in all):")
+    for kernel_name in ("scatter_add_pitfall", "scatter_add_fixed"):
+        found = memory_instructions(kernel_name)
+        print(f"  {kernel_name}: {found[:len(found) // 8]}")
     x = torch.randn(10_000, device=DEVICE)
     index = torch.randint(0, 100, (10_000,), device=DEVICE, dtype=torch.int32)
     reference = torch.zeros(100, dtype=torch.float64, device=DEVICE).index_add_(0, index.long(), x.double())
