@@ -176,6 +176,16 @@ def test_stored_tables_are_well_formed_and_memory_bound_ones_carry_their_ceiling
         assert all(0 < f < 1.5 for f in fractions), f"{name}: implausible fractions of the copy ceiling {fractions}"
 
 
+def test_a_bandwidth_table_needs_its_copy_reference_and_a_table_of_times_does_not():
+    from triton_faq.evidence import label, memory_bound_columns, table
+
+    with pytest.raises(ValueError, match="ceiling_gbps"):
+        table(memory_bound_columns(), [[1.0, 1.0, 1.0, 100.0, 0.5]])
+    assert table(memory_bound_columns(), [[1.0, 1.0, 1.0, 100.0, 0.5]], ceiling_gbps=200.0)["ceiling_gbps"] == 200.0
+    times = [label("median ms", "中位数 毫秒", "median_ms"), label("time / torch's", "耗时 / torch 的", "over_torch")]
+    assert table(times, [[1.5, 2.0]])["rows"] == [[1.5, 2.0]]  # an atomic's cost: times only, no copy reference
+
+
 def test_a_cell_that_would_render_as_a_link_is_refused_until_it_is_code():
     from triton_faq.evidence import label, table
 

@@ -39,6 +39,10 @@ MEMORY_BOUND_KEYS = ("p20_ms", "median_ms", "p80_ms", "gbps", "fraction_of_ceili
 """Columns every memory-bound benchmark table carries, next to a ``ceiling_gbps`` of the same run
 (torch's copy measured in that run: the reference the fraction is of, not a physical ceiling)."""
 
+BANDWIDTH_KEYS = ("gbps", "fraction_of_ceiling")
+"""The columns that make a table memory-bound: a table of times alone (an atomic's cost against
+torch's op) needs no copy reference."""
+
 
 def memory_bound_columns() -> list[dict]:
     """The standard timing columns of a memory-bound benchmark, in both languages."""
@@ -76,7 +80,7 @@ def table(columns: list[dict], rows: list[list], chart: dict | None = None, **ex
                 raise ValueError(f"cell {value!r} would render as a Markdown link: write it as code, "
                                  f"'`` {value} ``'")
     keys = {column.get("key") for column in columns}
-    if any(key in keys for key in MEMORY_BOUND_KEYS) and "ceiling_gbps" not in extra:
+    if any(key in keys for key in BANDWIDTH_KEYS) and "ceiling_gbps" not in extra:
         raise ValueError("a memory-bound table records the copy ceiling of its run as ceiling_gbps")
     if chart is not None:
         missing = {v for v in chart.values() if v is not None} - keys
