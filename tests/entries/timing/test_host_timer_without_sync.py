@@ -1,6 +1,7 @@
 """TP018's claims, one test each: snippets/timing/host_timer_without_sync.py."""
 
 import statistics
+import time
 
 import pytest
 import torch
@@ -52,8 +53,12 @@ def test_interpreter_launch_has_finished_when_it_returns():
 
 @pytest.mark.gpu
 def test_the_first_call_includes_compilation():
-    first, second = entry.first_and_second_call_ms()  # a SALT never used before: the first call compiles
-    assert first > 10 * second, (first, second)
+    x = torch.empty(1024, device="cuda")
+    salt = time.time_ns()  # a SALT never used before, as in first_and_second_call_ms: the first call compiles
+    fn = lambda: entry.first_call_demo[(1,)](x, 1024, BLOCK=1024, SALT=salt)
+    first = entry.host_ms_with_sync(fn)
+    later = min(entry.host_ms_with_sync(fn) for _ in range(5))  # a busy host (other tests) can slow any one call
+    assert first > 10 * later, (first, later)
 
 
 @pytest.mark.gpu
