@@ -26,6 +26,7 @@ dictionary.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -128,14 +129,24 @@ def stem(word: str) -> str:
 def english_terms(text: str) -> list[str]:
     found = []
     for chunk in WORD.findall(text):
-        chunk = chunk.strip("'.")
-        parts = [p.lower() for piece in re.split(r"[._']+", chunk) for p in CAMEL.findall(piece)]
-        kept = [stem(p) for p in parts if p not in STOP and len(p) > 1]
-        found += kept
-        whole = chunk.lower()
-        if len(parts) > 1 and whole not in STOP:
-            found.append(whole)
+        found += _chunk_terms(chunk)
     return found
+
+
+SEPARATORS = re.compile(r"[._']+")
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _chunk_terms(chunk: str) -> tuple[str, ...]:
+    """One identifier's terms: its parts' stems, and the whole identifier when it has several parts
+    (cached: a handbook's pages repeat the same few thousand words)."""
+    chunk = chunk.strip("'.")
+    parts = [p.lower() for piece in SEPARATORS.split(chunk) for p in CAMEL.findall(piece)]
+    kept = [stem(p) for p in parts if p not in STOP and len(p) > 1]
+    whole = chunk.lower()
+    if len(parts) > 1 and whole not in STOP:
+        kept.append(whole)
+    return tuple(kept)
 
 
 _query_segmenter = None

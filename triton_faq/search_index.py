@@ -29,6 +29,7 @@ the same way (a test compares the two on the handbook's own texts).
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -58,12 +59,18 @@ HAN_STOP = re.compile("|".join(sorted((re.escape(word) for word in retrieval.STO
 def terms(text: str) -> list[str]:
     """What the search index and a query are matched on: explain's English terms (``retrieval``), and
     Chinese as character pairs of each run, its stop words (longest first) cut out."""
+    return list(_terms(text))
+
+
+@functools.lru_cache(maxsize=4096)
+def _terms(text: str) -> tuple[str, ...]:
+    """``terms``, cached: each language's index reads every language's fields of an entry."""
     text = retrieval.strip_noise(text)
     found = retrieval.english_terms(HAN.sub(" ", text))
     for run in HAN.findall(text):
         for part in HAN_STOP.sub(" ", run).split():
             found += han_pairs(part)
-    return found
+    return tuple(found)
 
 
 def shard_of(term: str, shards: int) -> int:
