@@ -51,7 +51,7 @@ def scale_by_element_fixed(x_ptr, out_ptr, n, i, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     mask = offs < n
     x = tl.load(x_ptr + offs, mask=mask)
-    x_i = tl.load(x_ptr + i)  # the fix: load the one element from memory, a scalar
+    x_i = tl.load(x_ptr + i)  # the fix: load the one element from memory, a scalar (i in [0, n))
     tl.store(out_ptr + offs, x * x_i, mask=mask)
 # --8<-- [end:fix]
 
@@ -62,7 +62,7 @@ def row_of_tile_fixed(x_ptr, out_ptr, r, ROWS: tl.constexpr, COLS: tl.constexpr)
     rows = tl.arange(0, ROWS)
     cols = tl.arange(0, COLS)
     tile = tl.load(x_ptr + rows[:, None] * COLS + cols[None, :])
-    row = tl.sum(tl.where(rows[:, None] == r, tile, 0.0), axis=0)  # the fix: keep row r, sum the zeros away
+    row = tl.sum(tl.where(rows[:, None] == r, tile, 0), axis=0)  # the fix: zero the other rows and sum
     tl.store(out_ptr + cols, row)
 
 
@@ -71,7 +71,7 @@ def scale_by_element_in_registers(x_ptr, out_ptr, n, i, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     mask = offs < n
     x = tl.load(x_ptr + offs, mask=mask)
-    x_i = tl.sum(tl.where(offs == i, x, 0.0), axis=0)  # a value computed in the kernel, not in memory
+    x_i = tl.sum(tl.where(offs == i, x, 0), axis=0)  # in this program's block, not in memory; i in [0, n)
     tl.store(out_ptr + offs, x * x_i, mask=mask)
 
 
@@ -86,20 +86,22 @@ def permute(x_ptr, index_ptr, out_ptr, BLOCK: tl.constexpr):
 
 # --8<-- [start:launch]
 def scale_by_element(kernel, x, i):
-    """One program over the whole of x (up to a few thousand elements); the output starts as NaN."""
+    """x * x[i] for a float tensor x of at most 2**20 elements, in one program; the output starts as NaN."""
     out = torch.full_like(x, float("nan"))
     kernel[(1,)](x, out, x.numel(), i, BLOCK=triton.next_power_of_2(x.numel()))
     return out
 
 
 def row_of_tile(kernel, tile, r):
-    """Row r of a 2-D tensor whose sides are powers of 2, read as one block; the output starts as NaN."""
+    """Row r of a contiguous 2-D float32 tensor whose sides are powers of 2, read as one block; the output
+    starts as NaN."""
     out = torch.full((tile.shape[1],), float("nan"), device=tile.device)
     kernel[(1,)](tile, out, r, ROWS=tile.shape[0], COLS=tile.shape[1])
     return out
 
 
 def gather(x, index):
+    """x[index] for a float tensor of a power-of-2 length and int32 indices in range (Triton 3.3 on)."""
     out = torch.full_like(x, float("nan"))
     permute[(1,)](x, index, out, BLOCK=x.numel())
     return out
