@@ -35,13 +35,10 @@ def label(en: str, zh: str, key: str | None = None) -> dict:
     return column
 
 
-MEMORY_BOUND_KEYS = ("p20_ms", "median_ms", "p80_ms", "gbps", "fraction_of_ceiling")
-"""Columns every memory-bound benchmark table carries, next to a ``ceiling_gbps`` of the same run
-(torch's copy measured in that run: the reference the fraction is of, not a physical ceiling)."""
-
 BANDWIDTH_KEYS = ("gbps", "fraction_of_ceiling")
-"""The columns that make a table memory-bound: a table of times alone (an atomic's cost against
-torch's op) needs no copy reference."""
+"""The columns that make a table memory-bound: such a table records a ``ceiling_gbps`` of the same run
+(torch's copy measured in that run: the reference the fraction is of, not a physical ceiling). A table
+of times alone (an atomic's cost against torch's op) needs none."""
 
 
 def memory_bound_columns() -> list[dict]:

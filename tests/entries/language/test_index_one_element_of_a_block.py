@@ -23,8 +23,8 @@ KERNELS = {  # name -> what its signature is
     "scale_by_element_pitfall": "element", "row_of_tile_pitfall": "row", "first_element_pitfall": "element",
     "scale_by_element_fixed": "element", "row_of_tile_fixed": "row", "scale_by_element_in_registers": "element",
 }
-VERSION = tuple(int(part) for part in triton.__version__.split(".")[:2])
-SEMANTIC = "_builder" if VERSION < (3, 4) else "_semantic"  # the argument's name before 3.4, and from it
+RELEASE = tuple(int(part) for part in triton.__version__.split(".")[:2])
+SEMANTIC = "_builder" if RELEASE < (3, 4) else "_semantic"  # the argument's name before 3.4, and from it
 
 
 def offline_case(name):
@@ -55,7 +55,7 @@ def reproduce_constant_index():
 
 def last_line_says(line, message):
     """The message alone from 3.5; inside ValueError('...') on 3.2 to 3.4."""
-    return line == (message if VERSION >= (3, 5) else f"ValueError({message!r})")
+    return line == (message if RELEASE >= (3, 5) else f"ValueError({message!r})")
 
 
 def test_pitfall_a_runtime_index_fails_with_did_you_forget_to_add_triton_jit():
@@ -112,7 +112,7 @@ def test_fix_row_of_tile_is_the_row():
 
 
 def test_tl_gather_exists_from_triton_3_3():
-    assert hasattr(tl, "gather") == (VERSION >= (3, 3))
+    assert hasattr(tl, "gather") == (RELEASE >= (3, 3))
 
 
 @pytest.mark.skipif(not hasattr(tl, "gather"), reason="tl.gather arrived in Triton 3.3")
