@@ -7,7 +7,8 @@ shards a query fetches by its terms), one per language under ``search/<language>
 language searches only its own pages. Material's search box, its look and its keys stay: its worker
 is replaced by ``assets/javascripts/search-worker.js`` (overrides/main.html points Material at it),
 and the ``search_index.json`` Material fetches on every page becomes a stub of a few bytes that
-tells the worker where its language's index is.
+tells the worker where its language's index is. Material's own index is not built at all: every page
+is marked excluded from it.
 """
 
 from __future__ import annotations
@@ -51,6 +52,14 @@ def one_level_up(base: str) -> str:
 
 def point_at_own_index(html_text: str) -> str:
     return BASE.sub(lambda m: m[1] + one_level_up(m[2]) + m[3], html_text, count=1)
+
+
+def on_page_content(html, page, config, files):
+    """Material's search plugin would parse every page into an index this hook replaces after the
+    build: the page is marked excluded (``search.exclude``, which that plugin honours), so it is not
+    parsed at all."""
+    page.meta["search"] = {**(page.meta.get("search") or {}), "exclude": True}
+    return html
 
 
 def on_config(config):

@@ -162,3 +162,39 @@ def test_what_an_installed_copy_reads_is_what_mkdocs_yml_says():
 
     assert json.loads(PUBLISHED.read_text(encoding="utf-8")) == published(SITE), (
         "mkdocs.yml changed: write published(load_site(ROOT)) to triton_faq/handbook/published.json")
+
+
+def test_front_matter_read_through_libyaml_has_the_values_pyyaml_reads():
+    import yaml
+
+    from triton_faq.handbook.page import load_yaml
+
+    pages = sorted(SITE.docs_dir.rglob("*.md"))
+    texts = [t[4:t.find("\n---\n", 4)] for t in (p.read_text(encoding="utf-8") for p in pages) if t.startswith("---\n")]
+    assert len(texts) > 100
+    assert [load_yaml(t) for t in texts] == [yaml.safe_load(t) for t in texts]
+
+
+@pytest.mark.parametrize("front_matter, said", [
+    ("id: TP001\ntitle: [one, two\n", ["front matter is not valid YAML", "title: [one, two", "^"]),
+    ("- a list\n", ["front matter must be a mapping of keys to values"]),
+])
+def test_a_malformed_front_matter_is_named_with_its_page_and_line(tmp_path, front_matter, said):
+    from triton_faq.handbook.page import PageError, parse
+
+    page = tmp_path / "broken.md"
+    page.write_text(f"---\n{front_matter}---\n# Title\n", encoding="utf-8")
+    with pytest.raises(PageError) as raised:
+        parse(page)
+    assert str(raised.value).startswith(f"{page}:1: ")
+    for words in said:
+        assert words in str(raised.value)
+
+
+def test_a_front_matter_never_closed_is_named(tmp_path):
+    from triton_faq.handbook.page import PageError, parse
+
+    page = tmp_path / "open.md"
+    page.write_text("---\nid: TP001\n# Title\n", encoding="utf-8")
+    with pytest.raises(PageError, match="front matter opened with '---' is never closed"):
+        parse(page)

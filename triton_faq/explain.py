@@ -20,10 +20,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-import yaml
-
 from . import handbook, retrieval, ui_text
 from .handbook import Entry
+from .handbook.page import load_yaml
 
 MAX_BYTES = 1 << 20
 ID = re.compile(r"^\s*(tp\d{3})\s*$", re.IGNORECASE)
@@ -91,7 +90,7 @@ def answer_language(text: str, environ=os.environ, root: Path = handbook.ROOT) -
 @lru_cache(maxsize=1)
 def generic_messages() -> tuple[dict, ...]:
     """The messages several causes print (generic_messages.yaml), their patterns compiled."""
-    groups = yaml.safe_load(GENERIC.read_text(encoding="utf-8"))
+    groups = load_yaml(GENERIC.read_text(encoding="utf-8"))
     return tuple(dict(group, compiled=re.compile(group["pattern"])) for group in groups)
 
 

@@ -470,7 +470,7 @@ def describe(hit: Hit) -> dict:
 def entry_messages(root: Path = ROOT) -> list[tuple[str, str, str]]:
     """(entry ID, message, where it comes from): every message an entry claims in its front matter and
     every real message of tests/data/real_messages.yaml judged to an entry."""
-    import yaml
+    from .handbook.page import load_yaml
 
     from . import handbook
 
@@ -478,7 +478,7 @@ def entry_messages(root: Path = ROOT) -> list[tuple[str, str, str]]:
     found = [(e.entry.id, e.message, f"{e.entry.id} errors: {e.reproduce}") for e in claimed]
     real = root / "tests" / "data" / "real_messages.yaml"
     if real.is_file():
-        for item in yaml.safe_load(real.read_text(encoding="utf-8")) or []:
+        for item in load_yaml(real.read_text(encoding="utf-8")) or []:
             if item.get("entry"):
                 found.append((item["entry"], item["message"], item["url"]))
     return found
