@@ -51,7 +51,7 @@ def site_copy(tmp_path: Path) -> Path:
     """A throwaway copy of everything the site build and the checks read, to break on purpose."""
     for name in ("docs", "snippets", "hooks", "data", "overrides", "evidence", "tests/entries"):
         if (ROOT / name).exists():
-            shutil.copytree(ROOT / name, tmp_path / name)
+            shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "mkdocs.yml", tmp_path / "mkdocs.yml")
     return tmp_path
 
