@@ -88,9 +88,10 @@ class _Starter:
 _starters: dict[str, _Starter] = {}
 
 
-# Set anew for each test or each compile; a starter imports nothing that reads them, and each child
-# gets the caller's whole environment.
-_PER_CALL = {"PYTEST_CURRENT_TEST", "TRITON_CACHE_DIR"}
+# Set anew for each test or each compile, or naming the pytest worker: a starter imports nothing that
+# reads them, and each child gets the caller's whole environment. Left out of the keys, so that a run
+# asked for by two workers (a proof's test and the error gate's reproducer) is one run.
+_PER_CALL = {"PYTEST_CURRENT_TEST", "TRITON_CACHE_DIR", "PYTEST_XDIST_WORKER"}
 
 
 def _starter(env: dict[str, str], compile_ready: bool) -> _Starter:
@@ -186,3 +187,34 @@ def run_python_once(args: list[str], env: dict[str, str], timeout: float = TIMEO
             path.write_text(json.dumps([done.returncode, done.stdout, done.stderr]), encoding="utf-8")
         returncode, stdout, stderr = json.loads(path.read_text(encoding="utf-8"))
     return subprocess.CompletedProcess(command, returncode, stdout, stderr)
+
+
+def once_per_run(function):
+    """A decorator for a proof's helper that runs a child process (a reader's file run as a script, a
+    compile in a new process): within one test run, a call with the same arguments and environment
+    runs once, and every later call, in any pytest worker, gets that run's result (a proof's test
+    and the error gate's reproducer ask for the same run). The result must pickle; a call that
+    raises is not kept. Outside a test run it is a plain call."""
+    import pickle
+
+    source = Path(function.__code__.co_filename).resolve()
+
+    @functools.wraps(function)
+    def call(*args, **kwargs):
+        cache = os.environ.get(RUN_CACHE_VARIABLE)
+        if not cache:
+            return function(*args, **kwargs)
+        from filelock import FileLock
+
+        kept = sorted((name, value) for name, value in os.environ.items() if name not in _PER_CALL)
+        key = hashlib.sha256(json.dumps([str(source), function.__qualname__, repr(args), repr(sorted(kwargs.items())),
+                                         kept]).encode()).hexdigest()[:32]
+        path = Path(cache, f"once-{key}.pickle")
+        with FileLock(str(path) + ".lock"):
+            if path.is_file():
+                return pickle.loads(path.read_bytes())
+            value = function(*args, **kwargs)
+            path.write_bytes(pickle.dumps(value))
+            return value
+
+    return call

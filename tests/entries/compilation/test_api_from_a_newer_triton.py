@@ -4,8 +4,6 @@ The version matrix runs these on Triton 3.2-3.9: the claims about 3.2 are checke
 """
 
 import os
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -15,6 +13,7 @@ import triton
 import triton.language as tl
 
 from snippets.compilation import api_from_a_newer_triton as entry
+from triton_faq.fresh import run_python_once
 from triton_faq.testing import assert_matches_float64, fresh_randn, in_fresh_process_by_case
 
 OLD = not hasattr(tl, "gather")  # Triton 3.2 and older
@@ -35,7 +34,7 @@ def reproduce_gather_on_an_older_triton():
     if not folder.is_dir():
         pytest.skip("Triton 3.2.0 is not in .cache/matrix (run `triton-faq matrix` once to fetch it)")
     env = dict(os.environ, PYTHONPATH=str(folder), TRITON_INTERPRET="1")
-    done = subprocess.run([sys.executable, entry.__file__], env=env, capture_output=True, text=True, timeout=120)
+    done = run_python_once([entry.__file__], env, timeout=120)  # once per test run: its test asks for it too
     return done.stdout + done.stderr
 
 

@@ -3,7 +3,6 @@
 import os
 import re
 import signal
-import subprocess
 import sys
 import traceback
 from pathlib import Path
@@ -19,6 +18,7 @@ from triton.runtime.errors import InterpreterError
 import triton_checked
 from snippets.debugging import interpreter_mode as entry
 from triton_faq.backend import DEVICE
+from triton_faq.fresh import run_python_once
 from triton_faq.testing import assert_matches_float64, fresh_randn, poisoned
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -58,11 +58,8 @@ def test_fix_copies_the_n_elements_and_leaves_the_rest_unwritten(n):
 # ---------------------------------------------------------------- the far load
 def run_snippet(*python_options):
     """Run the reader's file with --far-load in a fresh interpreter; it is expected to crash."""
-    return subprocess.run(
-        [sys.executable, *python_options, str(SNIPPET), "--far-load"],
-        capture_output=True, text=True, timeout=120,
-        env={**os.environ, "TRITON_INTERPRET": "1"},
-    )
+    return run_python_once([*python_options, str(SNIPPET), "--far-load"], {**os.environ, "TRITON_INTERPRET": "1"},
+                           timeout=120)  # once per test run: the error gate asks for the same run
 
 
 def far_load_line() -> int:

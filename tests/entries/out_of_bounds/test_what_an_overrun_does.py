@@ -1,6 +1,6 @@
 """TP004's claims, one test each: snippets/out_of_bounds/what_an_overrun_does.py.
 
-Every overrun past a real allocation runs in a child process (`entry.run_child`): a far one can
+Every overrun past a real allocation runs in a child process (`entry.run_child`, once per test run): a far one can
 kill the interpreter's process or break the CUDA context. This file also holds the functions
 that the page names: the `reproduce:` functions of its `errors:` and `far_overrun_report`.
 """
@@ -15,6 +15,9 @@ import torch
 import triton_checked
 from triton_faq.backend import DEVICE  # picks the backend before the reader's file loads Triton
 from snippets.out_of_bounds import what_an_overrun_does as entry
+from triton_faq.fresh import once_per_run
+
+run_child = once_per_run(entry.run_child)  # each child once per test run: the error gate asks for the same ones
 
 CUDA_ERROR = re.compile(r"an illegal memory access was encountered|misaligned address|unspecified launch failure")
 
@@ -25,7 +28,7 @@ def test_near_overrun_inside_an_allocation_reads_the_neighbours_silently():
 
 
 def test_near_overrun_past_the_allocation_finishes_without_an_error():
-    child = entry.run_child("near")
+    child = run_child("near")
     assert child.returncode == 0, child.stderr
     assert child.stdout.splitlines() == ["launch returned", "finished without an error"]
 
@@ -52,7 +55,7 @@ def kernel_line(text: str) -> int:
 
 @pytest.mark.interpreter
 def test_interpreter_far_overrun_kills_the_process_with_sigsegv():
-    child = entry.run_child("far", "-X", "faulthandler")
+    child = run_child("far", "-X", "faulthandler")
     assert child.returncode == -signal.SIGSEGV
     assert child.stdout == ""  # no "launch returned", no Python exception caught
     assert "Fatal Python error: Segmentation fault" in child.stderr
@@ -63,7 +66,7 @@ def test_interpreter_far_overrun_kills_the_process_with_sigsegv():
 
 @pytest.mark.gpu
 def test_cuda_far_overrun_is_a_python_runtime_error_not_a_segfault():
-    child = entry.run_child("far")
+    child = run_child("far")
     assert child.returncode == 3, child.stderr  # our `except` ran: the process did not crash
     assert "is a RuntimeError: True" in child.stdout
     assert CUDA_ERROR.search(child.stdout), child.stdout
@@ -71,7 +74,7 @@ def test_cuda_far_overrun_is_a_python_runtime_error_not_a_segfault():
 
 @pytest.mark.gpu
 def test_cuda_far_overrun_surfaces_at_the_next_synchronising_call():
-    child = entry.run_child("far")
+    child = run_child("far")
     lines = child.stdout.splitlines()
     assert lines[0] == "launch returned"  # the launch itself reported nothing
     assert lines[1] == "failed at: torch.cuda.synchronize()"
@@ -79,7 +82,7 @@ def test_cuda_far_overrun_surfaces_at_the_next_synchronising_call():
 
 @pytest.mark.gpu
 def test_cuda_launch_blocking_reports_it_at_the_launch_line():
-    child = entry.run_child("far", CUDA_LAUNCH_BLOCKING="1")
+    child = run_child("far", CUDA_LAUNCH_BLOCKING="1")
     lines = child.stdout.splitlines()
     assert "launch returned" not in lines
     assert lines[0] == "failed at: copy_at[(1,)](x, out, offset, BLOCK=BLOCK)"
@@ -124,7 +127,7 @@ def test_checked_near_overrun_is_reported_too():
 # checks that each of these produces the message it is claimed for.
 def far_overrun_output(*python_flags: str, **env: str) -> str:
     """Everything the child printed for a far overrun, stdout then stderr."""
-    child = entry.run_child("far", *python_flags, **env)
+    child = run_child("far", *python_flags, **env)
     return child.stdout + child.stderr
 
 
