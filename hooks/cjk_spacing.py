@@ -26,10 +26,13 @@ CJK = (r"\u2e80-\u2fff\u3000-\u303f\u3040-\u30ff\u3100-\u312f\u31a0-\u31ff\u3400
 TAG = r"<(?!/?(?:pre|code|script|style)\b)[^<>]*>"
 GAP = re.compile(rf"(?<=[{CJK}])((?:{TAG})*)\s+((?:{TAG})*)(?=[{CJK}])")
 VERBATIM = re.compile(r"<(pre|code|script|style)\b.*?</\1>", re.DOTALL)
+ANY_CJK = re.compile(rf"[{CJK}]")
 
 
 def join_breaks(html: str) -> str:
     """``html`` without whitespace between two CJK characters, outside code."""
+    if not ANY_CJK.search(html):  # nothing to join (most English pages, the notebooks): not scanned
+        return html
     pieces, at = [], 0
     for verbatim in VERBATIM.finditer(html):
         pieces.append(GAP.sub(r"\1\2", html[at:verbatim.start()]))
