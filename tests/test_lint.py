@@ -129,9 +129,10 @@ def test_a_launch_outside_the_file_says_what_it_assumed():
     assert finding.rule == "TP009" and "assumed" in finding.message
 
 
-def test_a_hundred_files_lint_in_under_two_seconds(tmp_path):
-    """Under 2 s on one idle core (0.7-1.1 s measured, start-up included); the bound leaves room for a
-    machine busy with the rest of the suite, whose other processes slow this one's CPU time too."""
+def test_a_hundred_files_lint_in_under_four_seconds_of_cpu_time(tmp_path):
+    """About a second of CPU time on an idle core (0.7-1.1 s measured on one machine with start-up
+    included, 1.1 s on a slower one without); the bound of 4 s leaves room for a machine busy with the
+    rest of the suite, whose other processes slow this one's CPU time too."""
     text = "\n\n".join((ROOT / e.snippet).read_text(encoding="utf-8") for e in list(BY_ID.values())[:4])  # ~430 lines: the corpus average
     for number in range(100):
         (tmp_path / f"f{number}.py").write_text(text)
