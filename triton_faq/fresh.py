@@ -94,9 +94,13 @@ _starters: dict[str, _Starter] = {}
 _PER_CALL = {"PYTEST_CURRENT_TEST", "TRITON_CACHE_DIR", "PYTEST_XDIST_WORKER"}
 
 
+def _kept(env) -> list[tuple[str, str]]:
+    """The environment a starter or a shared run is keyed on: all of it but ``_PER_CALL``."""
+    return sorted((name, value) for name, value in env.items() if name not in _PER_CALL)
+
+
 def _starter(env: dict[str, str], compile_ready: bool) -> _Starter:
-    kept = sorted((name, value) for name, value in env.items() if name not in _PER_CALL)
-    key = hashlib.sha256(json.dumps([kept, compile_ready]).encode()).hexdigest()
+    key = hashlib.sha256(json.dumps([_kept(env), compile_ready]).encode()).hexdigest()
     if key not in _starters or _starters[key].process.poll() is not None:
         _starters[key] = _Starter(env, compile_ready)
     return _starters[key]
@@ -152,20 +156,29 @@ def _by_case(snippet: str, function: str, cases: tuple, options: tuple) -> dict:
 
 
 def _cached(snippet: str, function: str, calls: list, compile_ready: bool) -> list[dict]:
+    return _shared("call", [snippet, function, calls, compile_ready, os.environ.get("TRITON_INTERPRET")],
+                   lambda: _run(snippet, function, calls, compile_ready))
+
+
+def _shared(kind: str, key: list, produce):
+    """``produce()``, once per test run for one ``key``: the first call, in any pytest worker, runs it and
+    keeps the result (pickled in the run's ``TRITON_FAQ_RUN_CACHE`` folder); later calls get that result.
+    A call that raises keeps nothing. Outside a test run, ``produce()`` each time."""
     cache = os.environ.get(RUN_CACHE_VARIABLE)
     if not cache:
-        return _run(snippet, function, calls, compile_ready)
+        return produce()
+    import pickle
+
     from filelock import FileLock
 
-    key = hashlib.sha256(json.dumps([snippet, function, calls, compile_ready,
-                                     os.environ.get("TRITON_INTERPRET")]).encode()).hexdigest()[:32]
-    path = Path(cache, f"{key}.json")
+    digest = hashlib.sha256(json.dumps(key).encode()).hexdigest()[:32]
+    path = Path(cache, f"{kind}-{digest}.pickle")
     with FileLock(str(path) + ".lock"):
         if path.is_file():
-            return json.loads(path.read_text(encoding="utf-8"))
-        results = _run(snippet, function, calls, compile_ready)
-        path.write_text(json.dumps(results), encoding="utf-8")
-        return results
+            return pickle.loads(path.read_bytes())
+        value = produce()
+        path.write_bytes(pickle.dumps(value))
+        return value
 
 
 def run_python_once(args: list[str], env: dict[str, str], timeout: float = TIMEOUT_S) -> subprocess.CompletedProcess:
@@ -173,20 +186,8 @@ def run_python_once(args: list[str], env: dict[str, str], timeout: float = TIMEO
     arguments and environment run once and later calls get that run's result (a proof's test and
     the error gate's reproducer ask for the same run)."""
     command = [sys.executable, *args]
-    cache = os.environ.get(RUN_CACHE_VARIABLE)
-    if not cache:
-        return subprocess.run(command, env=env, capture_output=True, text=True, timeout=timeout)
-    from filelock import FileLock
-
-    kept = sorted((name, value) for name, value in env.items() if name not in _PER_CALL)
-    key = hashlib.sha256(json.dumps([command, kept]).encode()).hexdigest()[:32]
-    path = Path(cache, f"run-{key}.json")
-    with FileLock(str(path) + ".lock"):
-        if not path.is_file():
-            done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=timeout)
-            path.write_text(json.dumps([done.returncode, done.stdout, done.stderr]), encoding="utf-8")
-        returncode, stdout, stderr = json.loads(path.read_text(encoding="utf-8"))
-    return subprocess.CompletedProcess(command, returncode, stdout, stderr)
+    return _shared("run", [command, _kept(env)],
+                   lambda: subprocess.run(command, env=env, capture_output=True, text=True, timeout=timeout))
 
 
 def once_per_run(function):
@@ -195,26 +196,11 @@ def once_per_run(function):
     runs once, and every later call, in any pytest worker, gets that run's result (a proof's test
     and the error gate's reproducer ask for the same run). The result must pickle; a call that
     raises is not kept. Outside a test run it is a plain call."""
-    import pickle
-
-    source = Path(function.__code__.co_filename).resolve()
+    source = str(Path(function.__code__.co_filename).resolve())
 
     @functools.wraps(function)
     def call(*args, **kwargs):
-        cache = os.environ.get(RUN_CACHE_VARIABLE)
-        if not cache:
-            return function(*args, **kwargs)
-        from filelock import FileLock
-
-        kept = sorted((name, value) for name, value in os.environ.items() if name not in _PER_CALL)
-        key = hashlib.sha256(json.dumps([str(source), function.__qualname__, repr(args), repr(sorted(kwargs.items())),
-                                         kept]).encode()).hexdigest()[:32]
-        path = Path(cache, f"once-{key}.pickle")
-        with FileLock(str(path) + ".lock"):
-            if path.is_file():
-                return pickle.loads(path.read_bytes())
-            value = function(*args, **kwargs)
-            path.write_bytes(pickle.dumps(value))
-            return value
+        key = [source, function.__qualname__, repr(args), repr(sorted(kwargs.items())), _kept(os.environ)]
+        return _shared("once", key, lambda: function(*args, **kwargs))
 
     return call

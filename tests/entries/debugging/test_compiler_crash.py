@@ -17,6 +17,8 @@ from snippets.debugging import compiler_crash as entry
 from triton_faq.fresh import once_per_run
 from triton_faq.testing import assert_matches_float64, fresh_randn, in_fresh_process_by_case
 
+run_child = once_per_run(entry.run_child)  # the crash child once per test run: the error gate asks for it too
+
 PIPELINE_FAILED = "Pipeline failed while executing [`NVGPUWarpSpecialization` on 'builtin.module' operation]"
 
 
@@ -75,7 +77,7 @@ CASES = ["warp specialized, sm_90", "MLIR_ENABLE_DUMP", "TRITON_KERNEL_DUMP", "T
 @functools.cache
 def _offline_results():
     crashed = {}
-    child = threading.Thread(target=lambda: crashed.update(crash=once_per_run(entry.run_child)("crash")))
+    child = threading.Thread(target=lambda: crashed.update(crash=run_child("crash")))
     child.start()  # the child that segfaults on purpose runs while the compiles run
     results = in_fresh_process_by_case(Path(__file__), "offline_case", CASES)
     child.join()
