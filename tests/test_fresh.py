@@ -95,3 +95,15 @@ def test_the_key_names_the_helpers_file_so_two_imports_of_a_proof_share_it(run_c
     assert fresh.once_per_run(other["child"])("far") == {"kind": "far", "pid": os.getpid()}
     assert (calls, other["calls"]) == (["far"], [])  # the second import's helper did not run
     assert len(list(run_cache.glob("once-*.pickle"))) == 1
+
+
+def test_a_starter_serves_calls_before_and_after_inductor_writes_its_cache_dir():
+    """torch sets TORCHINDUCTOR_CACHE_DIR in the caller's environment the first time Inductor runs; it is
+    read when Inductor compiles, not at import, so it does not make another starter. Anything else does."""
+    env = {"PATH": "/usr/bin", "TRITON_INTERPRET": "1"}
+    after_inductor = {**env, "TORCHINDUCTOR_CACHE_DIR": "/tmp/torchinductor_user"}
+    assert fresh._starter_key(env, False) == fresh._starter_key(after_inductor, False)
+    assert fresh._starter_key(env, False) != fresh._starter_key(env, True)
+    assert fresh._starter_key(env, False) != fresh._starter_key({**env, "TRITON_DEBUG": "1"}, False)
+    # a shared run still tells the two apart: the run itself may read the variable
+    assert fresh._kept(env) != fresh._kept(after_inductor)

@@ -94,13 +94,24 @@ _starters: dict[str, _Starter] = {}
 _PER_CALL = {"PYTEST_CURRENT_TEST", "TRITON_CACHE_DIR", "PYTEST_XDIST_WORKER"}
 
 
-def _kept(env) -> list[tuple[str, str]]:
-    """The environment a starter or a shared run is keyed on: all of it but ``_PER_CALL``."""
-    return sorted((name, value) for name, value in env.items() if name not in _PER_CALL)
+# Written into the caller's environment by torch the first time Inductor runs there, and read when
+# Inductor compiles, not at import: a starter made before it serves the calls made after it (each child
+# still gets it, with the caller's whole environment), rather than a second starter per import mode.
+_NOT_READ_AT_IMPORT = {"TORCHINDUCTOR_CACHE_DIR"}
+
+
+def _kept(env, ignored: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
+    """The environment a starter or a shared run is keyed on: all of it but ``_PER_CALL`` and ``ignored``."""
+    return sorted((name, value) for name, value in env.items() if name not in _PER_CALL and name not in ignored)
+
+
+def _starter_key(env: dict[str, str], compile_ready: bool) -> str:
+    """Which starter serves a call: one per import mode and environment as read at import."""
+    return hashlib.sha256(json.dumps([_kept(env, _NOT_READ_AT_IMPORT), compile_ready]).encode()).hexdigest()
 
 
 def _starter(env: dict[str, str], compile_ready: bool) -> _Starter:
-    key = hashlib.sha256(json.dumps([_kept(env), compile_ready]).encode()).hexdigest()
+    key = _starter_key(env, compile_ready)
     if key not in _starters or _starters[key].process.poll() is not None:
         _starters[key] = _Starter(env, compile_ready)
     return _starters[key]

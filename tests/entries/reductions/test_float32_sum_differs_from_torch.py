@@ -1,7 +1,9 @@
 """TP080's claims, one test each: snippets/reductions/float32_sum_differs_from_torch.py.
 
 Rows of 100_000 float32 numbers (not a multiple of the block of 1024, so the masked tail runs too);
-every test uses fresh random rows except the cancelling ones, whose exact sum is 0 by construction.
+every test uses fresh random rows except the cancelling ones, whose exact sum is 0 by construction. The
+tests that only read the kernel's sums of such rows share one run of it (`random_rows`, fresh on every
+test run): on the interpreter a run of the 16 rows takes seconds.
 """
 
 import numpy as np
@@ -12,6 +14,13 @@ from snippets.reductions import float32_sum_differs_from_torch as entry
 from triton_faq.testing import fresh_randn
 
 ROWS, N = 16, 100_000
+
+
+@pytest.fixture(scope="module")
+def random_rows():
+    """Fresh random rows and the kernel's sums of them (read, never changed, by the tests that take them)."""
+    x = fresh_randn(ROWS, N)
+    return x, entry.row_sum(x)
 
 
 def kernel_order_sum(row, block=1024):
@@ -26,9 +35,9 @@ def kernel_order_sum(row, block=1024):
 
 # -- the pitfall: two correct float32 sums, different bits
 
-def test_triton_and_torch_sums_differ_and_both_are_within_the_worst_case_bound():
-    x = fresh_randn(ROWS, N)
-    got, torch_sum = entry.row_sum(x), x.sum(dim=-1)
+def test_triton_and_torch_sums_differ_and_both_are_within_the_worst_case_bound(random_rows):
+    x, got = random_rows
+    torch_sum = x.sum(dim=-1)
     assert int((got != torch_sum).sum()) > 0  # some rows differ in the last bits
     with pytest.raises(AssertionError, match="not torch.sum's"):
         entry.bitwise_check(got, x)
@@ -43,9 +52,9 @@ def test_order_alone_changes_the_float32_sum():
 
 
 @pytest.mark.interpreter
-def test_interpreter_kernel_is_numpy_in_the_kernels_order():
-    x = fresh_randn(ROWS, N)
-    got = entry.row_sum(x).numpy()
+def test_interpreter_kernel_is_numpy_in_the_kernels_order(random_rows):
+    x, got = random_rows
+    got = got.numpy()
     assert np.array_equal(got, np.array([kernel_order_sum(row) for row in x.numpy()], dtype=np.float32))
 
 
@@ -61,9 +70,9 @@ def test_relative_tolerance_fails_on_a_cancelling_sum():
 
 # -- the fix
 
-def test_fix_passes_for_the_kernel_and_for_torch_sum():
-    x = fresh_randn(ROWS, N)
-    for got in (entry.row_sum(x), x.sum(dim=-1)):
+def test_fix_passes_for_the_kernel_and_for_torch_sum(random_rows):
+    x, kernel_sum = random_rows
+    for got in (kernel_sum, x.sum(dim=-1)):
         entry.assert_sum_close(got, x)
         tol = 2.0**-24 * N**0.5 * x.double().abs().sum(dim=-1)
         assert float(((got.double() - x.double().sum(dim=-1)).abs() / tol).max()) < 1e-2  # a wide margin
