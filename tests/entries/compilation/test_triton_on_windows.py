@@ -4,8 +4,6 @@ Windows itself is not reproduced here. What pip does for a Windows machine is: `
 asks PyPI exactly what pip on Windows would ask (no download happens; without PyPI those tests skip).
 """
 
-import functools
-import socket
 import subprocess
 import sys
 
@@ -13,34 +11,9 @@ import pytest
 import triton
 
 from snippets.compilation import triton_on_windows as entry
+from triton_faq.testing import pip
 
 WINDOWS = ["--only-binary=:all:", "--platform", "win_amd64", "--python-version", "3.12", "--no-deps"]
-
-
-@functools.cache
-def pypi_reachable() -> bool:
-    """Whether pypi.org answers here: a pip with no index, or a mirror of its own, finds no triton for
-    any platform, which the tests below would take for PyPI's answer."""
-    try:
-        socket.create_connection(("pypi.org", 443), timeout=10).close()
-        return True
-    except OSError:
-        return False
-
-
-@functools.cache
-def pip(*arguments):
-    if not pypi_reachable():
-        pytest.skip("no PyPI here: pypi.org does not answer")
-    try:
-        done = subprocess.run([sys.executable, "-m", "pip", "--disable-pip-version-check", *arguments],
-                              capture_output=True, text=True, timeout=120)
-    except subprocess.TimeoutExpired:
-        pytest.skip("pip timed out: no PyPI here")
-    lines = [line for line in (done.stdout + done.stderr).splitlines() if not line.startswith("WARNING")]
-    if any("Network is unreachable" in line or "NewConnectionError" in line for line in lines):
-        pytest.skip("no PyPI here")
-    return lines
 
 
 # -- the reproducer of the message in the page's `errors:` front matter
