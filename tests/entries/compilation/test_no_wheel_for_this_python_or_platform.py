@@ -2,8 +2,9 @@
 
 The machines are not reproduced: what pip on them would ask PyPI is asked with `--python-version` and
 `--platform` (the reader's file's `releases_for`, and `pip download` into a folder that does not exist, so
-nothing is downloaded). Without PyPI these tests skip. The releases' queries run side by side, once per
-test run (`answers`): each is a round trip to PyPI.
+nothing is downloaded). Without PyPI these tests skip; they wait on the network, so they are `slow` (run
+where CI is set, and by the version matrix). The releases' queries run side by side, once per test run
+(`answers`): each is a round trip to PyPI.
 """
 
 import platform
@@ -52,6 +53,7 @@ def reproduce_python_3_13_and_triton_3_1():
                          "--platform", "manylinux2014_x86_64", "-d", NOWHERE, "triton==3.1.0"))
 
 
+@pytest.mark.slow
 def test_pitfall_python_3_13_finds_no_triton_3_1():
     lines = reproduce_python_3_13_and_triton_3_1().splitlines()
     assert lines[-1] == "ERROR: No matching distribution found for triton==3.1.0"
@@ -59,26 +61,31 @@ def test_pitfall_python_3_13_finds_no_triton_3_1():
                                 "(from versions: 3.2.0")
 
 
+@pytest.mark.slow
 def test_python_3_13_needs_triton_3_2_and_python_3_14_needs_3_5(answers):
     assert answers["python 3.13"][-1] == "3.2.0"
     assert answers["python 3.14"][-1] == "3.5.0"
 
 
+@pytest.mark.slow
 def test_python_3_9_stops_at_3_4_and_python_3_10_at_3_8(answers):
     assert answers["python 3.9"][0] == "3.4.0"
     assert answers["python 3.10"][0] == "3.8.0"
 
 
+@pytest.mark.slow
 def test_linux_aarch64_has_wheels_from_3_5(answers):
     assert answers["aarch64"][-1] == "3.5.0"
     assert "3.9.0" in answers["aarch64"]
 
 
+@pytest.mark.slow
 def test_glibc_below_2_27_stops_at_3_2(answers):
     assert answers["glibc 2.17"][0] == answers["glibc 2.26"][0] == "3.2.0"
     assert release(answers["glibc 2.27"][0]) >= (3, 9) and "3.3.0" in answers["glibc 2.27"]
 
 
+@pytest.mark.slow
 def test_pitfall_macos_has_no_triton_wheel():
     lines = pip("download", "--only-binary=:all:", "--no-deps", "--python-version", "3.12",
                 "--platform", "macosx_14_0_arm64", "-d", NOWHERE, "triton")
@@ -86,6 +93,7 @@ def test_pitfall_macos_has_no_triton_wheel():
     assert "(from versions: none)" in lines[-2]
 
 
+@pytest.mark.slow
 def test_pitfall_a_dev_build_pinned_in_2022_is_no_longer_on_pypi():
     lines = pip("download", "--only-binary=:all:", "--no-deps", "--python-version", "3.10",
                 "--platform", "manylinux2014_x86_64", "-d", NOWHERE, "triton==2.0.0.dev20221202")
@@ -110,6 +118,7 @@ def test_fix_a_glibc_accepts_every_manylinux_tag_down_to_2_17():
     assert len(tags) == 13
 
 
+@pytest.mark.slow
 def test_fix_the_releases_for_this_machine_include_the_installed_triton():
     needs_pypi()
     if "+" in triton.__version__:
@@ -117,6 +126,7 @@ def test_fix_the_releases_for_this_machine_include_the_installed_triton():
     assert triton.__version__ in entry.releases_for()
 
 
+@pytest.mark.slow
 def test_pypi_has_no_source_distribution_to_build_from():
     lines = pip("download", "--no-binary=:all:", "--no-deps", "-d", NOWHERE, "triton")
     assert lines[-1] == "ERROR: No matching distribution found for triton"

@@ -1,7 +1,8 @@
 """TP064's claims, one test each: snippets/compilation/triton_on_windows.py.
 
 Windows itself is not reproduced here. What pip does for a Windows machine is: `pip download --platform win_amd64`
-asks PyPI exactly what pip on Windows would ask (no download happens; without PyPI those tests skip).
+asks PyPI exactly what pip on Windows would ask (no download happens; without PyPI those tests skip). They
+wait on the network, so they are `slow`: they run where CI is set, and in the version matrix.
 """
 
 import subprocess
@@ -22,18 +23,21 @@ def reproduce_no_windows_wheel_of_triton(tmp="/nonexistent-download-folder"):
     return "\n".join(pip("download", *WINDOWS, "-d", tmp, "triton"))
 
 
+@pytest.mark.slow
 def test_pitfall_pypi_has_no_triton_for_windows():
     assert reproduce_no_windows_wheel_of_triton().splitlines()[-2:] == [
         "ERROR: Could not find a version that satisfies the requirement triton (from versions: none)",
         "ERROR: No matching distribution found for triton"]
 
 
+@pytest.mark.slow
 def test_pypi_has_triton_for_linux():
     lines = pip("index", "versions", "triton", "--only-binary=:all:", "--platform", "manylinux_2_28_x86_64",
                 "--python-version", "3.12")
     assert lines[0].startswith("triton (3.")
 
 
+@pytest.mark.slow
 def test_fix_pypi_has_triton_windows_wheels_for_windows():
     lines = pip("index", "versions", "triton-windows", *WINDOWS[:-1])
     assert lines[0].startswith("triton-windows (3."), lines
