@@ -43,7 +43,7 @@ def test_a_claim_the_pitfall_does_not_produce_fails(tmp_path):
 def test_badly_written_claims_are_reported():
     problems = errors.error_problems("docs/en/x/y.md: errors[0]", {"message": "boom 12", "fingerprint": "bang",
                                                                    "where": "later", "backend": "any", "reproduce": "f"})
-    assert "docs/en/x/y.md: errors[0]: where 'later' is not one of compile, launch, interpreter, runtime" in problems
+    assert "docs/en/x/y.md: errors[0]: where 'later' is not one of compile, launch, interpreter, runtime, install" in problems
     assert "docs/en/x/y.md: errors[0]: fingerprint does not match its own message" in problems
 
 

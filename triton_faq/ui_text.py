@@ -23,6 +23,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "claimed_errors.where.launch": "at launch",
         "claimed_errors.where.interpreter": "under the interpreter",
         "claimed_errors.where.runtime": "from the CUDA runtime",
+        "claimed_errors.where.install": "at install or import",
         # hooks/downloads.py
         "downloads.script": "Download {name}",
         "downloads.notebook": "Open it as a notebook",
@@ -41,6 +42,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "error_index.group.launch": "At launch",
         "error_index.group.interpreter": "In the interpreter",
         "error_index.group.runtime": "From the CUDA runtime",
+        "error_index.group.install": "At install or import",
         "error_index.header": "| Message | Entry |\n| --- | --- |",
         "error_index.also": "also shown in",
         # hooks/gpu_data.py
@@ -132,6 +134,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "explain.where.launch": "launch",
         "explain.where.interpreter": "interpreter",
         "explain.where.runtime": "CUDA runtime",
+        "explain.where.install": "install or import",
         # hooks/lint_rules.py: the "Lint rules" page
         "lint.status": "On by default",
         "lint.default.on": "yes",
@@ -182,6 +185,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "claimed_errors.where.launch": "启动时",
         "claimed_errors.where.interpreter": "解释器中",
         "claimed_errors.where.runtime": "CUDA 运行时",
+        "claimed_errors.where.install": "安装或导入时",
         # hooks/downloads.py
         "downloads.script": "下载 {name}",
         "downloads.notebook": "以 notebook 打开",
@@ -199,6 +203,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "error_index.group.launch": "启动（launch）时",
         "error_index.group.interpreter": "解释器里",
         "error_index.group.runtime": "CUDA 运行时",
+        "error_index.group.install": "安装或导入时",
         "error_index.header": "| 报错信息 | 条目 |\n| --- | --- |",
         "error_index.also": "另见",
         # hooks/gpu_data.py
@@ -280,6 +285,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "explain.where.launch": "启动时",
         "explain.where.interpreter": "解释器",
         "explain.where.runtime": "CUDA 运行时",
+        "explain.where.install": "安装或导入",
         # hooks/lint_rules.py：「Lint 规则」页
         "lint.status": "默认开启",
         "lint.default.on": "是",

@@ -29,7 +29,7 @@ ID = re.compile(r"^TP\d{3}$")
 
 # one claimed error under ``errors:``
 ERROR_KEYS = {"message", "fingerprint", "where", "backend", "reproduce"}
-WHERE = ("compile", "launch", "interpreter", "runtime")
+WHERE = ("compile", "launch", "interpreter", "runtime", "install")
 BACKENDS = ("any", "interpreter", "cuda")
 
 # -- sections -----------------------------------------------------------------------------------
