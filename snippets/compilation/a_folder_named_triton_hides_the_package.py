@@ -48,7 +48,7 @@ def which_triton(folder=".", python=sys.executable):
 
 
 def main():
-    folder = sys.argv[1] if len(sys.argv) > 1 else "."
+    folder = sys.argv[1] if len(sys.argv) > 1 and os.path.isdir(sys.argv[1]) else "."
     found = which_triton(folder)
     print(f"a script in {os.path.abspath(folder)} imports triton from", found["file"] or found["folders"])
     if found["is_triton"]:
