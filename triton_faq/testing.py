@@ -157,6 +157,11 @@ def needs_pypi() -> None:
         pytest.skip("no PyPI here: pypi.org does not answer")
 
 
+# where `pip download` would write: pip creates the folder even when it finds nothing, and the tests only ask
+# for what PyPI does not have; the folder is removed after each call
+NO_DOWNLOAD = os.path.join(tempfile.gettempdir(), "triton-faq-pip-downloads-nothing")
+
+
 @functools.cache
 def pip(*arguments: str) -> list[str]:
     """The lines this Python's pip prints for ``arguments`` (warnings left out); skips without PyPI."""
@@ -170,6 +175,10 @@ def pip(*arguments: str) -> list[str]:
                               capture_output=True, text=True, timeout=120)
     except subprocess.TimeoutExpired:
         pytest.skip("pip timed out: no PyPI here")
+    if NO_DOWNLOAD in arguments:
+        import shutil
+
+        shutil.rmtree(NO_DOWNLOAD, ignore_errors=True)
     lines = [line for line in (done.stdout + done.stderr).splitlines() if not line.startswith("WARNING")]
     if any("Network is unreachable" in line or "NewConnectionError" in line for line in lines):
         pytest.skip("no PyPI here")

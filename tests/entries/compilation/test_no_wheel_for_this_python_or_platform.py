@@ -15,9 +15,8 @@ import pytest
 import triton
 
 from snippets.compilation import no_wheel_for_this_python_or_platform as entry
-from triton_faq.testing import needs_pypi, pip
+from triton_faq.testing import NO_DOWNLOAD as NOWHERE, needs_pypi, pip
 
-NOWHERE = "/nonexistent-download-folder"
 
 QUESTIONS = {  # name: releases_for's arguments (a machine other than this one)
     "python 3.13": {"python": "3.13"},

@@ -12,15 +12,15 @@ import pytest
 import triton
 
 from snippets.compilation import triton_on_windows as entry
-from triton_faq.testing import pip
+from triton_faq.testing import NO_DOWNLOAD, pip
 
 WINDOWS = ["--only-binary=:all:", "--platform", "win_amd64", "--python-version", "3.12", "--no-deps"]
 
 
 # -- the reproducer of the message in the page's `errors:` front matter
 
-def reproduce_no_windows_wheel_of_triton(tmp="/nonexistent-download-folder"):
-    return "\n".join(pip("download", *WINDOWS, "-d", tmp, "triton"))
+def reproduce_no_windows_wheel_of_triton():
+    return "\n".join(pip("download", *WINDOWS, "-d", NO_DOWNLOAD, "triton"))
 
 
 @pytest.mark.slow
