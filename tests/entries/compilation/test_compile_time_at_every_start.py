@@ -92,15 +92,19 @@ def gpu_starts():
     with tempfile.TemporaryDirectory() as shared:
         cold = entry.fresh_process("timed_job", shared)
         warm = entry.fresh_process("timed_job", shared)
+        warm_again = entry.fresh_process("timed_job", shared)  # another start with the cache kept
         autotune_files = [path.name for path in Path(shared).rglob("*.autotune.json")]
-    return {"cold": cold, "warm": warm, "autotune files": autotune_files}
+    return {"cold": cold, "warm": warm, "warm again": warm_again, "autotune files": autotune_files}
 
 
 @pytest.mark.gpu
 def test_gpu_first_launches_compile_and_autotune_with_an_empty_cache():
     starts = gpu_starts()
     assert starts["cold"]["benchmarked"] is True and starts["cold"]["nan"] == 0
-    assert starts["cold"]["first"] > 2 * starts["warm"]["first"], starts  # both include the CUDA context start
+    # both include the CUDA context start; the faster of two starts with the cache kept, as the suite's other
+    # workers share the GPU machine and can slow any one start
+    warm = min(starts["warm"]["first"], starts["warm again"]["first"])
+    assert starts["cold"]["first"] > 2 * warm, starts
 
 
 @pytest.mark.gpu
