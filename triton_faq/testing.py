@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import functools
 import os
+import shutil
+import socket
+import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -140,8 +143,6 @@ def on_release(version: str, snippet: str, code: str) -> list[str]:
 def pypi_reachable() -> bool:
     """Whether pypi.org answers here: a pip with no index, or a mirror of its own, finds no triton for any
     platform, which a test would take for PyPI's answer."""
-    import socket
-
     try:
         socket.create_connection(("pypi.org", 443), timeout=10).close()
         return True
@@ -165,8 +166,6 @@ NO_DOWNLOAD = os.path.join(tempfile.gettempdir(), "triton-faq-pip-downloads-noth
 @functools.cache
 def pip(*arguments: str) -> list[str]:
     """The lines this Python's pip prints for ``arguments`` (warnings left out); skips without PyPI."""
-    import subprocess
-
     import pytest
 
     needs_pypi()
@@ -176,8 +175,6 @@ def pip(*arguments: str) -> list[str]:
     except subprocess.TimeoutExpired:
         pytest.skip("pip timed out: no PyPI here")
     if NO_DOWNLOAD in arguments:
-        import shutil
-
         shutil.rmtree(NO_DOWNLOAD, ignore_errors=True)
     lines = [line for line in (done.stdout + done.stderr).splitlines() if not line.startswith("WARNING")]
     if any("Network is unreachable" in line or "NewConnectionError" in line for line in lines):

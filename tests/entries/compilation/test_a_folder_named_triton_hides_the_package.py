@@ -9,6 +9,7 @@ distribution that shared the folder was uninstalled.
 import os
 import subprocess
 import sys
+import tempfile
 import venv
 
 import pytest
@@ -30,6 +31,24 @@ def run(python, script, folder):
     return done.returncode, lines[-1] if lines else ""
 
 
+def own_package(folder):
+    """A project's own package named triton (an empty __init__.py) in `folder`."""
+    os.makedirs(os.path.join(folder, "triton"))
+    open(os.path.join(folder, "triton", "__init__.py"), "w").close()
+
+
+def broken_environment(home):
+    """A new Python environment in `home` whose triton folder lost its __init__.py: only subfolders are left.
+    Its Python and that folder."""
+    venv.EnvBuilder(with_pip=False).create(home)
+    python = os.path.join(home, "bin", "python")
+    site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    for part in ("runtime", "language", "backends"):
+        os.makedirs(os.path.join(site, "triton", part))
+    return python, os.path.join(site, "triton")
+
+
 @pytest.fixture
 def project(tmp_path):
     (tmp_path / "kernel.py").write_text(KERNEL)
@@ -38,39 +57,22 @@ def project(tmp_path):
 
 @pytest.fixture(scope="module")
 def broken_install(tmp_path_factory):
-    """A Python environment whose triton folder lost its __init__.py: only subfolders are left."""
-    home = tmp_path_factory.mktemp("env")
-    venv.EnvBuilder(with_pip=False).create(home)
-    python = home / "bin" / "python"
-    site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                          capture_output=True, text=True, check=True).stdout.strip()
-    for part in ("runtime", "language", "backends"):
-        os.makedirs(os.path.join(site, "triton", part))
-    return str(python), os.path.join(site, "triton")
+    return broken_environment(str(tmp_path_factory.mktemp("env")))
 
 
 # -- reproducers of the messages in the page's `errors:` front matter
 
 def reproduce_own_package_named_triton():
-    import tempfile
-
     with tempfile.TemporaryDirectory() as folder:
-        os.makedirs(os.path.join(folder, "triton"))
-        open(os.path.join(folder, "triton", "__init__.py"), "w").close()
+        own_package(folder)
         with open(os.path.join(folder, "kernel.py"), "w") as stream:
             stream.write(KERNEL)
         return run(sys.executable, "kernel.py", folder)[1]
 
 
 def reproduce_unknown_location():
-    import tempfile
-
     with tempfile.TemporaryDirectory() as home:
-        venv.EnvBuilder(with_pip=False).create(home)
-        python = os.path.join(home, "bin", "python")
-        site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                              capture_output=True, text=True, check=True).stdout.strip()
-        os.makedirs(os.path.join(site, "triton", "runtime"))
+        python, _ = broken_environment(home)
         with open(os.path.join(home, "use.py"), "w") as stream:
             stream.write("from triton import cdiv\n")
         return run(python, "use.py", home)[1]
@@ -79,8 +81,7 @@ def reproduce_unknown_location():
 # -- the pitfall
 
 def test_pitfall_an_own_package_named_triton_beside_the_script_hides_triton(project):
-    (project / "triton").mkdir()
-    (project / "triton" / "__init__.py").write_text("")
+    own_package(project)
     assert run(sys.executable, "kernel.py", project) == (1, "AttributeError: module 'triton' has no attribute 'jit'")
 
 
@@ -113,8 +114,7 @@ def test_pitfall_an_install_without_its_init_is_an_empty_namespace_package(broke
 # -- the fix
 
 def test_fix_which_triton_names_the_package_that_hides_triton(project):
-    (project / "triton").mkdir()
-    (project / "triton" / "__init__.py").write_text("")
+    own_package(project)
     found = entry.which_triton(str(project))
     assert found == {"file": str(project / "triton" / "__init__.py"), "folders": [str(project / "triton")],
                      "is_triton": False}
@@ -132,7 +132,6 @@ def test_fix_which_triton_finds_the_installed_triton_elsewhere(tmp_path):
 
 
 def test_fix_renaming_the_own_package_lets_the_kernel_import_triton(project):
-    (project / "triton").mkdir()
-    (project / "triton" / "__init__.py").write_text("")
+    own_package(project)
     (project / "triton").rename(project / "my_triton_utils")
     assert run(sys.executable, "kernel.py", project) == (0, "")
