@@ -51,7 +51,8 @@ record: setup  ## rerun what the site shows from runs (reader's files, checked r
 	$(BIN)/triton-faq record
 
 test-gpu: setup  ## on a CUDA machine: every test, recorded in data/test-runs.json for the site
-	$(BIN)/python -m pytest --record-gpu-run
+	$(BIN)/python -m pytest --record-gpu-run -n 4 --dist loadfile -m "not timing"  # four test files at a time
+	$(BIN)/python -m pytest --add-to-gpu-run -m timing  # the claims about time, with the GPU to themselves
 
 clean:
 	rm -rf $(VENV) $(DOCS_VENV) site

@@ -56,7 +56,8 @@ def builds_in_background(config) -> bool:
     """Whether this pytest process starts the shared site build: the main process of a run that named
     no test path (options such as ``-n 2 --dist loadfile`` do not count), and not a recorded GPU run."""
     return (not hasattr(config, "workerinput") and config.args_source == pytest.Config.ArgsSource.TESTPATHS
-            and not config.getoption("--record-gpu-run", default=False))
+            and not config.getoption("--record-gpu-run", default=False)
+            and not config.getoption("--add-to-gpu-run", default=False))
 
 
 def pytest_sessionstart(session):
@@ -86,14 +87,18 @@ def pytest_sessionstart(session):
 def pytest_addoption(parser):
     parser.addoption("--record-gpu-run", action="store_true",
                      help="on CUDA: record this run's counts in data/test-runs.json for the site")
+    parser.addoption("--add-to-gpu-run", action="store_true",
+                     help="on CUDA: add this run's counts to the record of an earlier --record-gpu-run pass "
+                          "on the same machine (the timing claims' serial pass)")
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
-    if config.getoption("--record-gpu-run"):
+    add = config.getoption("--add-to-gpu-run")
+    if config.getoption("--record-gpu-run") or add:
         from triton_faq.gpu_runs import record
 
         command = "pytest " + " ".join(config.invocation_params.args)
-        terminalreporter.write_line(record(ROOT, terminalreporter.stats, exitstatus, command.strip()))
+        terminalreporter.write_line(record(ROOT, terminalreporter.stats, exitstatus, command.strip(), add=add))
 
 
 def pytest_report_header(config):
@@ -103,6 +108,8 @@ def pytest_report_header(config):
 def pytest_configure(config):
     config.addinivalue_line("markers", "gpu: a claim only a CUDA GPU can show; skipped on the interpreter")
     config.addinivalue_line("markers", "interpreter: a claim about Triton's CPU interpreter; skipped on CUDA")
+    config.addinivalue_line("markers", "timing: a claim about how long GPU work takes; it needs the GPU to itself, "
+                                       "so a parallel GPU run leaves it to a serial pass (make test-gpu)")
     config.addinivalue_line("markers", "slow: tens of seconds; run where CI is set (or TRITON_FAQ_SLOW=1)")
     if hasattr(config, "workerinput"):  # a pytest-xdist worker: the site build started beside it goes first,
         os.nice(WORKER_NICENESS)  # since the browser tests wait for it (the build keeps the default priority)

@@ -25,8 +25,33 @@ def per_file(stats: dict) -> dict[str, dict[str, int]]:
     return dict(sorted(files.items()))
 
 
-def record(root: Path, stats: dict, exit_status: int, command: str) -> str:
-    """Write the run's counts under the GPU's name; return a line saying what was written."""
+SAME_MACHINE = ("gpu", "driver", "cuda", "torch", "triton", "python")
+
+
+def combined(earlier: dict, later: dict) -> dict:
+    """One record from two passes over the suite on one machine (the timing claims run in a serial pass
+    after a parallel pass over the rest): counts and per-file counts added, failures joined."""
+    files = {path: dict(counts) for path, counts in earlier["files"].items()}
+    for path, counts in later["files"].items():
+        into = files.setdefault(path, {"passed": 0, "failed": 0, "skipped": 0})
+        for outcome, n in counts.items():
+            into[outcome] = into.get(outcome, 0) + n
+    return {
+        "provenance": {**later["provenance"],
+                       "command": f'{earlier["provenance"]["command"]} && {later["provenance"]["command"]}'},
+        "counts": {outcome: earlier["counts"].get(outcome, 0) + later["counts"].get(outcome, 0)
+                   for outcome in OUTCOMES},
+        "failures": sorted(set(earlier["failures"]) | set(later["failures"])),
+        "files": dict(sorted(files.items())),
+        "exit_status": earlier["exit_status"] or later["exit_status"],
+    }
+
+
+def record(root: Path, stats: dict, exit_status: int, command: str, add: bool = False) -> str:
+    """Write the run's counts under the GPU's name; return a line saying what was written.
+
+    ``add``: this run is a second pass (``--add-to-gpu-run``): its counts join the record of the first
+    pass on the same machine, and nothing is written if there is none."""
     import torch
     import triton
 
@@ -39,7 +64,7 @@ def record(root: Path, stats: dict, exit_status: int, command: str) -> str:
     data = read(root / PATH)
     data["generated_by"] = "pytest --record-gpu-run; do not edit by hand"
     gpu = torch.cuda.get_device_name(0)
-    data["results"][gpu] = {
+    run = {
         "provenance": {
             "gpu": gpu, "driver": _driver_version(), "cuda": torch.version.cuda, "torch": torch.__version__,
             "triton": triton.__version__, "python": platform.python_version(), "command": command,
@@ -51,5 +76,12 @@ def record(root: Path, stats: dict, exit_status: int, command: str) -> str:
         "files": per_file(stats),
         "exit_status": int(exit_status),
     }
+    if add:
+        earlier = data["results"].get(gpu)
+        if earlier is None or any(earlier["provenance"].get(key) != run["provenance"][key] for key in SAME_MACHINE):
+            return (f"--add-to-gpu-run: no earlier pass on this {gpu} with the same driver, CUDA, torch, Triton "
+                    f"and Python in {PATH}; nothing recorded (run the first pass with --record-gpu-run)")
+        run = combined(earlier, run)
+    data["results"][gpu] = run
     write_atomically(root / PATH, data)
-    return f"--record-gpu-run: wrote {PATH} for {gpu}: {counts}"
+    return f"--record-gpu-run: wrote {PATH} for {gpu}: {run['counts']}"

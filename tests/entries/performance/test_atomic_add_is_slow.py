@@ -14,6 +14,8 @@ import triton.language as tl
 from snippets.performance import atomic_add_is_slow as entry
 from triton_faq.testing import assert_matches_float64, fresh_randn, in_fresh_process
 
+pytestmark = pytest.mark.timing  # its GPU claims are times: they run with the GPU to themselves
+
 ADDS_PER_THREAD = 1024 // (32 * 4)  # BLOCK 1024 over 4 warps of 32 threads
 
 

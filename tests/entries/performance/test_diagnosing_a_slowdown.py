@@ -17,6 +17,8 @@ import triton
 from snippets.performance import diagnosing_a_slowdown as entry
 from triton_faq.testing import assert_matches_float64, fresh_randn, in_fresh_process, poisoned
 
+pytestmark = pytest.mark.timing  # its GPU claims are times: they run with the GPU to themselves
+
 CASES = [("rms_norm_row", N, N, 4) for N in (4096, 16384, 65536)] + [
     ("rms_norm_row", 65536, 65536, 16), ("rms_norm_chunked", 65536, 4096, 4)]
 M_GPU, N_GPU = 4096, 65536  # 2**28 float32: 1 GiB in, 1 GiB out

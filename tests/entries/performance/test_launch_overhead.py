@@ -10,6 +10,8 @@ import triton
 from snippets.performance import launch_overhead as entry
 from triton_faq.testing import assert_matches_float64, fresh_randn, poisoned
 
+pytestmark = pytest.mark.timing  # its GPU claims are times: they run with the GPU to themselves
+
 
 def test_pitfall_one_launch_per_tensor_matches_float64():
     xs = [fresh_randn(n) for n in (1, 100, 129)]

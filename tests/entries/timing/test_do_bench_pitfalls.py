@@ -17,6 +17,8 @@ import triton.testing
 from snippets.timing import do_bench_pitfalls as entry
 from triton_faq.testing import assert_matches_float64, fresh_randn, poisoned
 
+pytestmark = pytest.mark.timing  # its GPU claims are times: they run with the GPU to themselves
+
 fake_gpu, FakeKernel = entry.fake_gpu, entry.FakeKernel
 
 

@@ -14,6 +14,8 @@ import triton.testing
 from snippets.timing import perf_report_and_benchmark as entry
 from triton_faq.testing import assert_matches_float64, fresh_randn
 
+pytestmark = pytest.mark.timing  # its GPU claims are times: they run with the GPU to themselves
+
 SIZES = entry.bench.benchmarks.x_vals  # [4096, 65536]
 needs_pandas = pytest.mark.skipif(not entry.HAVE_PANDAS_AND_MATPLOTLIB, reason="perf_report needs pandas and matplotlib")
 
