@@ -172,6 +172,16 @@ def test_what_a_session_defines_stays_for_the_next_fence(tmp_path):
     assert namespace["values"] == [1, 2]
 
 
+def test_a_function_an_earlier_fence_defined_still_finds_the_builtins_after_a_plain_fence(tmp_path):
+    # as in a script: a plain fence between a function's definition and its call takes nothing away
+    # (torch.full_like reads its caller's globals' __builtins__: KeyError if a fence deleted it)
+    text = (f"{FENCE}python\nimport torch\n\ndef nans():\n    return torch.full_like(torch.zeros(2), float('nan'))\n"
+            f"{FENCE}\n\n{FENCE}python\nx = 1\n{FENCE}\n\n"
+            f"{FENCE}python\n>>> nans().isnan().tolist()\n[True, True]\n{FENCE}\n")
+    namespace = run_all(text, tmp_path)
+    assert "__builtins__" in namespace
+
+
 PAGES = sorted((ROOT / "docs" / "en").rglob("*.md"))
 
 

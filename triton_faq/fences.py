@@ -25,7 +25,6 @@ import re
 from pathlib import Path
 
 from sybil import Region
-from sybil.evaluators.python import PythonEvaluator
 from sybil.parsers.markdown.lexers import RawFencedCodeBlockLexer
 from sybil.parsers.markdown.skip import SkipParser
 
@@ -40,7 +39,15 @@ _lexer = RawFencedCodeBlockLexer(
     info_pattern=re.compile(r"(?P<info>[^\n]*)$\n", re.MULTILINE),
     mapping={"info": "info", "source": "source"},
 )
-_run_python = PythonEvaluator()
+def _run_python(example):
+    """Run a plain fence in the page's namespace, as the lines of one script.
+
+    Not sybil's ``PythonEvaluator``: it deletes ``__builtins__`` from the namespace after each fence,
+    and a function an earlier fence defined (its globals are that namespace) then fails on its next
+    call to a builtin with ``KeyError: '__builtins__'``, which no reader running the page's code sees.
+    """
+    source = "\n" * (example.line + example.parsed.line_offset) + example.parsed
+    exec(compile(source, example.path, "exec", dont_inherit=True), example.namespace)
 _skips = SkipParser()
 
 
