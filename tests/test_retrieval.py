@@ -33,9 +33,11 @@ SETS = {"frozen": FROZEN, "tuning": TUNING, "heldout": HELDOUT}
 # reworded to win the report back. The issue's overall target, 80%, is not met; this floor only keeps a
 # change from losing more ground. Adding TP091 (a module named triton that is not Triton, chosen from Triton's
 # issue tracker) moved one more report out: triton-viz#30, judged TP060, is now answered by TP091 alone
-# (tests/data/frozen_reports/LATER.yaml says why): 17/24.
-FROZEN_TOP3 = 17 / 24
-FROZEN_SYMPTOM_TOP3 = 5 / 10
+# (tests/data/frozen_reports/LATER.yaml says why): 17/24. Adding TP092 (two stores to one address in one
+# program, chosen from Triton's issue tracker: triton#10743, #1615) moved one more symptom-only report out
+# (triton#1088, judged TP004/TP003: TP092 now third): 16/24 and 4/10 (scores/after-tp092.json).
+FROZEN_TOP3 = 16 / 24
+FROZEN_SYMPTOM_TOP3 = 4 / 10
 # The held-out set's rates when first measured (scores/first.json): 26/31 top-3, 7/9 symptom-only.
 HELDOUT_TOP3 = 26 / 31
 HELDOUT_SYMPTOM_TOP3 = 7 / 9
