@@ -81,7 +81,7 @@ def expected(x, tail):
 
 
 def lost(out, x, tail):
-    """How many tail elements kept the first store's value (the second store lost)."""
+    """How many tail elements are not doubled: kept the first store's value (the second store lost), or unwritten."""
     return int((out[:, -tail:] != 2 * x[:, -tail:]).sum())
 
 
