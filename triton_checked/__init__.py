@@ -14,6 +14,8 @@ which program stored and loaded each element, ordered by each atomic's ``sem`` a
 (acquire, release, acq_rel order programs; relaxed and CTA-scoped atomics do not): two programs
 touching one element, one storing, unordered, raise ``DataRace`` naming both programs and both
 lines. So locks, ticket counters and flags built on atomics are understood; two atomics never race.
+Within one program: two lanes (positions in blocks of pointers) touching one element, one storing,
+with no barrier between (``tl.debug_barrier()``, or a scalar atomic), raise ``DataRace`` too.
 Pointers a kernel loads from memory: ``checked(pointers_into=[tensors])`` or ``"live"``.
 
 Whole scripts: ``python -m triton_checked script.py`` (or ``TRITON_CHECKED=1`` and

@@ -227,6 +227,8 @@ def _access(builder, kind, ptrs, mask, access_size):
         return addresses
     if addresses.dtype != np.uint64:
         addresses = addresses.astype(np.uint64)
+    within = _state.races and kind != "atomic"  # a load or store is also checked against the program's own lanes
+    positions = None
     if mask is None:
         live = addresses
     else:
@@ -243,6 +245,12 @@ def _access(builder, kind, ptrs, mask, access_size):
             return addresses
         else:
             live = addresses[active]
+            if within:
+                positions = np.flatnonzero(active.reshape(-1))
+    if within:
+        if positions is None:
+            positions = np.arange(addresses.size)
+        positions = (addresses.shape, positions)
     arguments = launch.arguments
     if kind == "atomic":
         launch.last_atomic = []
@@ -252,15 +260,17 @@ def _access(builder, kind, ptrs, mask, access_size):
     if first == last and 1 <= first <= len(arguments):
         argument = arguments[first - 1]
         _check(builder, kind, launch, argument, live, low - argument.fake_base, high - argument.fake_base,
-               access_size)
+               access_size, positions)
         return addresses + argument.delta
     segments = ((live + _HALF) >> _SHIFT).astype(np.int64) - _ORIGIN_SEGMENT
     ours = (segments >= 1) & (segments <= len(arguments))
     for number in np.unique(segments[ours]).tolist():
         argument = arguments[number - 1]
+        these = segments.reshape(-1) == number
         lanes = live[segments == number]
         _check(builder, kind, launch, argument, lanes, int(lanes.min()) - argument.fake_base,
-               int(lanes.max()) - argument.fake_base, access_size)
+               int(lanes.max()) - argument.fake_base, access_size,
+               None if positions is None else (positions[0], positions[1][these]))
     if not ours.all():
         _check_loaded_addresses(builder, kind, launch, live[~ours], access_size)
     if launch.deltas is None:
@@ -328,10 +338,12 @@ def _check_loaded_addresses(builder, kind, launch, lanes, access_size):
                int(these.max()) - argument.fake_base, access_size)
 
 
-def _check(builder, kind, launch, argument, lanes, low, high, access_size):
+def _check(builder, kind, launch, argument, lanes, low, high, access_size, positions=None):
     """Raise unless every lane (a fake address) addresses the argument's elements.
 
-    ``low`` and ``high`` are the smallest and largest byte offsets from the argument's first element.
+    ``low`` and ``high`` are the smallest and largest byte offsets from the argument's first element;
+    ``positions``: (the shape of the tensor of pointers, each lane's flat index in it), to check the
+    access against the program's own earlier ones.
     """
     high += access_size
     offsets = None
@@ -357,7 +369,7 @@ def _check(builder, kind, launch, argument, lanes, low, high, access_size):
         if kind == "atomic":
             launch.last_atomic.append((argument, index))
         else:
-            _record(builder, kind, launch, argument, index)
+            _record(builder, kind, launch, argument, index, positions)
 
 
 def _in_view(argument, offsets, access_size):
@@ -439,7 +451,7 @@ def _where_in(view, offset):
     return f" (row {index[0]}, column {index[1]})"
 
 
-def _record(builder, kind, launch, argument, index):
+def _record(builder, kind, launch, argument, index, positions=None):
     """Record an access of storage elements ``index`` in the launch's happens-before record (races.py);
     raise ``DataRace`` if it races with another program's. Over the record's budget, or out of memory,
     the rest of the launch is checked for bounds only, with a one-line notice."""
@@ -450,14 +462,34 @@ def _record(builder, kind, launch, argument, index):
         if record is None:
             record = launch.races = Races(_programs(builder), _state.budget)
         record.enter(_linear(builder))
-        clash = record.access((argument.storage_key, argument.element_size), index, kind,
-                              lambda: record.site_id(_kernel_site(_RECORD_DEPTH + 1)))
+        site = _Site(record)
+        clash = None
+        if positions is not None:
+            every = record.lanes(positions[0])
+            if every is not None:
+                clash = record.within((argument.storage_key, argument.element_size), index, every[positions[1]],
+                                      kind, site)
+        if clash is None:
+            clash = record.access((argument.storage_key, argument.element_size), index, kind, site)
     except (OverBudget, MemoryError):
         _give_up_races(launch)
         return
     if clash is not None:
         _raise_race(builder, launch, argument, index[clash.lane], clash, "stores" if kind == "store" else
-                    "loads" if kind == "load" else "changes (atomically)")
+                    "loads" if kind == "load" else "changes (atomically)",
+                    this_lane=None if positions is None else record.lanes(positions[0])[positions[1]][clash.lane])
+
+
+class _Site:
+    """This access's site id, found once however many records ask (finding it walks the stack)."""
+
+    def __init__(self, record):
+        self.record, self.found = record, None
+
+    def __call__(self):
+        if self.found is None:
+            self.found = self.record.site_id(_kernel_site(_RECORD_DEPTH + 1))
+        return self.found
 
 
 def _give_up_races(launch):
@@ -518,7 +550,7 @@ def _atomic_end(launch, touched, swapped=None):
         _give_up_races(launch)
 
 
-def _raise_race(builder, launch, argument, storage_index, clash, this_kind, depth=2):
+def _raise_race(builder, launch, argument, storage_index, clash, this_kind, depth=2, this_lane=None):
     element = int(storage_index) - argument.storage_offset_bytes // argument.element_size
     site = _kernel_site(depth)
     other_program = f"program {_unlinear(builder, clash.program)}"
@@ -531,6 +563,17 @@ def _raise_race(builder, launch, argument, storage_index, clash, this_kind, dept
         where = f" (index {list(index)})" if index is not None else ""
     zero = [axis for axis, (size, stride) in enumerate(zip(view.shape, view.strides)) if stride == 0 and size > 1]
     neighbours = abs(clash.program - _linear(builder)) == 1
+    if clash.same_program:
+        raise DataRace(
+            f"data race in kernel {launch.kernel_name} on argument {argument.name}, element {element}{where}, "
+            f"within program {_program(builder)}:\n"
+            f"  {record.describe_lane(None if this_lane is None else int(this_lane))} {this_kind} it at "
+            f"{_describe_site(site)}\n"
+            f"  {record.describe_lane(clash.other_lane)} {clash.did} it at {_describe_site(earlier)}\n"
+            f"  view: {view.describe()} (in elements)\n"
+            f"  on a GPU a program's elements are spread over its threads, and two threads' accesses to one "
+            f"element are not ordered: compute each element's final value and store it once (tl.where), or "
+            f"put tl.debug_barrier() between the two accesses")
     if zero:
         advice = (f"  {argument.name} is an expanded view: stride 0 in dimension {zero[0]} (shape {view.shape[zero[0]]}), "
                   f"so its {view.shape[zero[0]]} {'rows' if zero[0] == 0 and len(view.shape) == 2 else 'slices'} are one "
@@ -588,9 +631,25 @@ def _sem_scope(args, kwargs):
     return sem, scope
 
 
+def _barrier(builder):
+    """A barrier among the threads of the running program: ``tl.debug_barrier()``, and a scalar atomic, which
+    Triton compiles with one (its result goes through shared memory to every thread: the ``AtomicRMWOp`` and
+    ``AtomicCASOp`` lowerings store it, then barrier, then load; counted whether the result is used or not, and
+    for a one-element block too, which the interpreter cannot tell from a scalar)."""
+    launch = _state.launch
+    if launch is not None and launch.races:
+        launch.races.enter(_linear(builder))
+        launch.races.barrier()
+
+
 def _patched_builder(cls):
     load, store = cls.create_masked_load, cls.create_masked_store
     rmw, cas = cls.create_atomic_rmw, cls.create_atomic_cas
+    barrier = cls.create_barrier
+
+    def create_barrier(self, *args, **kwargs):
+        _barrier(self)
+        return barrier(self, *args, **kwargs)
 
     def create_masked_load(self, ptrs, mask, *args, **kwargs):
         real = _access(self, "load", ptrs, mask, _element_size(ptrs))
@@ -607,6 +666,8 @@ def _patched_builder(cls):
         result = rmw(self, op, _handle(ptr, real), val, mask, *args, **kwargs)
         if launch is not None:
             _atomic_end(launch, touched)
+            if np.size(real) == 1:  # a scalar (the interpreter holds it as one element)
+                _barrier(self)
         return result
 
     def create_atomic_cas(self, ptr, cmp, val, *args, **kwargs):
@@ -617,10 +678,13 @@ def _patched_builder(cls):
         if launch is not None and touched is not None:
             swapped = np.broadcast_to(np.asarray(result.data) == np.asarray(cmp.data), np.shape(real))
             _atomic_end(launch, touched, swapped)
+        if launch is not None and np.size(real) == 1:
+            _barrier(self)
         return result
 
     return {"create_masked_load": create_masked_load, "create_masked_store": create_masked_store,
-            "create_atomic_rmw": create_atomic_rmw, "create_atomic_cas": create_atomic_cas}
+            "create_atomic_rmw": create_atomic_rmw, "create_atomic_cas": create_atomic_cas,
+            "create_barrier": create_barrier}
 
 
 def _argument_names(executor, args_hst, kwargs_hst):

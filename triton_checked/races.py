@@ -17,6 +17,15 @@ race detectors for CPU threads do (FastTrack's epochs and vector clocks):
   r == p or p's clock holds r at t or later. Two accesses to one element by different programs,
   at least one a store, neither happening before the other, are a race; two atomics never are.
 
+Within one program: the interpreter runs a program's statements on whole blocks, one after another,
+but on a GPU a block's elements are spread over the program's threads, and two accesses to one
+element by different threads are not ordered unless ``tl.debug_barrier()`` separates them. A lane
+is an element's position in the tensor of pointers of an access (its shape and flat index): two
+accesses of one element at the same position of tensors of the same shape are taken as one thread's,
+in program order; any other pair, at least one a store, with no barrier between, is a race. A
+duplicate address within one access is not reported (its lanes store at once; which one lands is
+unspecified, and kernels that store one value from several lanes are common).
+
 Memory: per storage, pages of ``PAGE`` (1,024) elements, allocated when a launch first touches one; each
 touched element costs ``FIELDS`` int32 (28 bytes). Clocks and reader sets are arrays with one slot
 per program, reference-counted, shared by the elements that hold the same one, and updated in
@@ -114,12 +123,40 @@ class _Pages:
 
 
 class Clash:
-    """What an access collided with: the lane, the other program, its site id, what it did."""
+    """What an access collided with: the lane, the other program, its site id, what it did; ``same_program``:
+    another lane of the accessing program, and ``other_lane`` its position (None: several lanes)."""
 
-    __slots__ = ("lane", "program", "site", "did")
+    __slots__ = ("lane", "program", "site", "did", "same_program", "other_lane")
 
-    def __init__(self, lane, program, site, did):
+    def __init__(self, lane, program, site, did, same_program=False, other_lane=None):
         self.lane, self.program, self.site, self.did = int(lane), int(program), int(site), did
+        self.same_program, self.other_lane = same_program, other_lane
+
+
+OWN_FIELDS = 6
+OWL, OWB, OWS, ORL, ORB, ORS = range(OWN_FIELDS)  # the current program's last store to an element: its lane
+# (0: none), barrier phase, site + 1; its loads: their lane (MANY: several), the phase of the last, its site + 1
+MANY = -1
+LANE_BITS = 22  # a lane: (its shape's number << LANE_BITS) | its flat index + 1; shapes past 2**22 elements
+# or past 500 shapes per launch are not checked within a program
+
+
+class _OwnRecord:
+    """The current program's accesses, by storage and page: what the checks within a program need."""
+
+    def __init__(self):
+        self.pages: dict = {}
+
+    def rows(self, key, index: np.ndarray) -> tuple[list, np.ndarray]:
+        """The record's columns for ``index``: (per page, (array, positions in the page)), and the order."""
+        page_of = index >> PAGE_BITS
+        found = []
+        for page in np.unique(page_of).tolist():
+            data = self.pages.get((key, page))
+            if data is None:
+                data = self.pages[(key, page)] = np.zeros((OWN_FIELDS, PAGE), dtype=np.int32)
+            found.append((page, data))
+        return found, page_of
 
 
 class Races:
@@ -132,6 +169,8 @@ class Races:
         self.me, self.epoch, self.vc = -1, 1, None  # vc None: this program has acquired nothing yet
         self.sites: list = []
         self.site_ids: dict = {}
+        self.own, self.phase = _OwnRecord(), 0
+        self.shapes: dict = {}
 
     def charge(self, nbytes: int):
         self.used += nbytes
@@ -149,6 +188,75 @@ class Races:
         """The interpreter runs programs one after another: a new program starts knowing nothing."""
         if program != self.me:
             self.me, self.epoch, self.vc = program, 1, None
+            self.own, self.phase = _OwnRecord(), 0
+
+    def barrier(self):
+        """``tl.debug_barrier()``: every access of this program before it happens before every one after."""
+        self.phase += 1
+
+    def lanes(self, shape: tuple) -> np.ndarray | None:
+        """The lane of each element of a tensor of pointers of ``shape``, flat; None: not checked."""
+        size = int(np.prod(shape)) if shape else 1
+        number = self.shapes.get(shape)
+        if number is None:
+            if len(self.shapes) >= 500:
+                return None
+            number = self.shapes[shape] = len(self.shapes) + 1
+        if size >= 1 << LANE_BITS:
+            return None
+        return (number << LANE_BITS) | np.arange(1, size + 1, dtype=np.int32)
+
+    def within(self, key, index: np.ndarray, lanes: np.ndarray, kind: str, site) -> Clash | None:
+        """Record a load or store of this program by ``lanes`` (one per element of ``index``); return the
+        first earlier access of another lane of this program, with no barrier between, that it races with."""
+        found, page_of = self.own.rows(key, index)
+        phase = self.phase
+        for page, data in found:
+            here = page_of == page
+            pos = index[here] & _MASK
+            mine = lanes[here]
+            wrote, wphase = data[OWL, pos], data[OWB, pos]
+            clash = (wrote != 0) & (wphase == phase) & (wrote != mine)
+            did = "stored"
+            if kind == "store" and not clash.any():
+                read = data[ORL, pos]
+                clash = (read != 0) & (data[ORB, pos] == phase) & (read != mine)
+                did = "loaded"
+            if clash.any():
+                at = np.flatnonzero(clash)[0]
+                lane = int(np.flatnonzero(here)[at])
+                other = int(data[OWL if did == "stored" else ORL, pos[at]])
+                return Clash(lane, self.me, int(data[OWS if did == "stored" else ORS, pos[at]]) - 1, did,
+                             same_program=True, other_lane=None if other == MANY else other)
+            here_site = site() + 1
+            if kind == "store":
+                data[OWL, pos], data[OWB, pos], data[OWS, pos] = mine, phase, here_site
+                continue
+            read, rphase = data[ORL, pos], data[ORB, pos]
+            new = np.where((read == 0) | (rphase != phase) | (read == mine), mine, MANY)
+            if pos.size > 1:  # one element loaded by several lanes of this load (a broadcast)
+                order = np.argsort(pos, kind="stable")
+                sorted_pos, sorted_lanes = pos[order], mine[order]
+                starts = np.flatnonzero(np.r_[True, sorted_pos[1:] != sorted_pos[:-1]])
+                first_lane = np.repeat(sorted_lanes[starts], np.diff(np.r_[starts, sorted_pos.size]))
+                several = np.zeros(pos.size, dtype=bool)
+                several[order] = sorted_lanes != first_lane
+                if several.any():
+                    shared = np.isin(pos, pos[several])
+                    new = np.where(shared, MANY, new)
+            data[ORL, pos], data[ORB, pos], data[ORS, pos] = new, phase, here_site
+        return None
+
+    def describe_lane(self, lane: int | None) -> str:
+        """``lane`` as a reader would read it: its position in a tensor of which shape."""
+        if lane is None:
+            return "several lanes"
+        number, flat = lane >> LANE_BITS, (lane & ((1 << LANE_BITS) - 1)) - 1
+        shape = next((s for s, n in self.shapes.items() if n == number), None)
+        if shape is None:
+            return "another lane"
+        position = list(np.unravel_index(flat, shape)) if shape else []
+        return f"the lane at {[int(p) for p in position]} of a block of shape {list(shape)}"
 
     def _pages(self, key) -> _Pages:
         pages = self.records.get(key)

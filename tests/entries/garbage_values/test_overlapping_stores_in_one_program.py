@@ -101,3 +101,47 @@ def test_gpu_the_racy_launch_without_num_warps_compiles_with_4_warps():
     x = fresh_rows(4)
     compiled = entry.double_the_tail_racy[(4,)](x, torch.empty_like(x), BLOCK=BLOCK, TAIL=TAIL)
     assert compiled.metadata.num_warps == 4
+
+
+# ---------------------------------------------------------------- the checked interpreter
+def racy_tail_report() -> str:
+    """The racy kernel under triton_checked.checked(): the two lanes that store one element, and where."""
+    import triton_checked
+
+    x = fresh_rows(2)
+    try:
+        with triton_checked.checked():
+            entry.run(entry.double_the_tail_racy, x, TAIL)
+    except triton_checked.DataRace as report:
+        return str(report)
+    raise AssertionError("the race was not reported")
+
+
+@pytest.mark.interpreter
+def test_checked_reports_the_second_store_with_both_lanes_and_lines():
+    report = racy_tail_report()
+    assert report.startswith(f"data race in kernel double_the_tail_racy on argument out_ptr, element {BLOCK - TAIL} "
+                             f"(row 0, column {BLOCK - TAIL}), within program (0, 0, 0):")
+    assert f"the lane at [0] of a block of shape [{TAIL}] stores it at" in report
+    assert f"the lane at [{BLOCK - TAIL}] of a block of shape [{BLOCK}] stored it at" in report
+    assert "# 2. its tail again, doubled" in report and "# 1. the whole row as it is" in report
+
+
+@pytest.mark.interpreter
+def test_checked_reports_the_read_back_without_a_barrier():
+    import triton_checked
+
+    with pytest.raises(triton_checked.DataRace, match="kernel reverse_plus_one_racy on argument tmp_ptr"):
+        with triton_checked.checked():
+            entry.reverse_plus_one(fresh_rows(2), barrier=False)
+
+
+@pytest.mark.interpreter
+def test_checked_accepts_the_fixes():
+    import triton_checked
+
+    x = fresh_rows(2)
+    with triton_checked.checked():
+        assert entry.lost(entry.run(entry.double_the_tail, x, TAIL), x, TAIL) == 0
+        assert entry.lost(entry.run(entry.double_the_tail_after_a_barrier, x, TAIL), x, TAIL) == 0
+        assert bool((entry.reverse_plus_one(x, barrier=True) == (x + 1).flip(1)).all())
