@@ -53,3 +53,18 @@ def test_a_bad_environment_value_is_one_line(tmp_path):
     assert result.returncode == 1
     assert result.stderr.strip() == ("triton-faq: TRITON_FAQ_CHECKED='maybe' is not understood: "
                                      "use 1 (bounds and races), bounds, or 0")
+
+
+def test_the_pages_give_the_race_records_size_per_element_as_the_code_has_it():
+    import numpy as np
+
+    from conftest import ROOT
+    from triton_checked import races
+
+    between, within, page = (races.FIELDS * np.dtype(np.int32).itemsize,
+                             races.OWN_FIELDS * np.dtype(np.int32).itemsize, races.PAGE)
+    english = (ROOT / "docs/en/debugging/checked-interpreter.md").read_text(encoding="utf-8")
+    chinese = (ROOT / "docs/zh/debugging/checked-interpreter.md").read_text(encoding="utf-8")
+    assert f"The record holds {between} bytes per element a launch touches, in pages of {page:,} elements" in english
+    assert f"and {within} more per element the running program touches" in english
+    assert f"每个元素 {between} 字节，按 {page:,} 个元素一页" in chinese and f"每个再多 {within} 字节" in chinese

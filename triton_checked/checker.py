@@ -463,12 +463,12 @@ def _record(builder, kind, launch, argument, index, positions=None):
             record = launch.races = Races(_programs(builder), _state.budget)
         record.enter(_linear(builder))
         site = _Site(record)
-        clash = None
+        clash = lanes = None
         if positions is not None:
             every = record.lanes(positions[0])
             if every is not None:
-                clash = record.within((argument.storage_key, argument.element_size), index, every[positions[1]],
-                                      kind, site)
+                lanes = every[positions[1]]
+                clash = record.within((argument.storage_key, argument.element_size), index, lanes, kind, site)
         if clash is None:
             clash = record.access((argument.storage_key, argument.element_size), index, kind, site)
     except (OverBudget, MemoryError):
@@ -477,7 +477,7 @@ def _record(builder, kind, launch, argument, index, positions=None):
     if clash is not None:
         _raise_race(builder, launch, argument, index[clash.lane], clash, "stores" if kind == "store" else
                     "loads" if kind == "load" else "changes (atomically)",
-                    this_lane=None if positions is None else record.lanes(positions[0])[positions[1]][clash.lane])
+                    this_lane=None if lanes is None else lanes[clash.lane])
 
 
 class _Site:

@@ -170,7 +170,7 @@ class Races:
         self.sites: list = []
         self.site_ids: dict = {}
         self.own, self.phase = _OwnRecord(), 0
-        self.shapes: dict = {}
+        self.blocks: dict = {}  # shape of a block of pointers -> the lane of each of its elements, flat (None: too big)
 
     def charge(self, nbytes: int):
         self.used += nbytes
@@ -196,15 +196,11 @@ class Races:
 
     def lanes(self, shape: tuple) -> np.ndarray | None:
         """The lane of each element of a tensor of pointers of ``shape``, flat; None: not checked."""
-        size = int(np.prod(shape)) if shape else 1
-        number = self.shapes.get(shape)
-        if number is None:
-            if len(self.shapes) >= 500:
-                return None
-            number = self.shapes[shape] = len(self.shapes) + 1
-        if size >= 1 << LANE_BITS:
-            return None
-        return (number << LANE_BITS) | np.arange(1, size + 1, dtype=np.int32)
+        if shape not in self.blocks:
+            size, number = int(np.prod(shape)), len(self.blocks) + 1
+            fits = size < 1 << LANE_BITS and number <= 500
+            self.blocks[shape] = (number << LANE_BITS) | np.arange(1, size + 1, dtype=np.int32) if fits else None
+        return self.blocks[shape]
 
     def within(self, key, index: np.ndarray, lanes: np.ndarray, kind: str, site) -> Clash | None:
         """Record a load or store of this program by ``lanes`` (one per element of ``index``); return the
@@ -234,16 +230,13 @@ class Races:
                 continue
             read, rphase = data[ORL, pos], data[ORB, pos]
             new = np.where((read == 0) | (rphase != phase) | (read == mine), mine, MANY)
-            if pos.size > 1:  # one element loaded by several lanes of this load (a broadcast)
-                order = np.argsort(pos, kind="stable")
-                sorted_pos, sorted_lanes = pos[order], mine[order]
-                starts = np.flatnonzero(np.r_[True, sorted_pos[1:] != sorted_pos[:-1]])
-                first_lane = np.repeat(sorted_lanes[starts], np.diff(np.r_[starts, sorted_pos.size]))
-                several = np.zeros(pos.size, dtype=bool)
-                several[order] = sorted_lanes != first_lane
-                if several.any():
-                    shared = np.isin(pos, pos[several])
-                    new = np.where(shared, MANY, new)
+            unique, inverse = np.unique(pos, return_inverse=True)
+            if unique.size < pos.size:  # one element loaded by several lanes of this load (a broadcast)
+                low = np.full(unique.size, np.iinfo(np.int32).max, dtype=np.int32)
+                high = np.zeros(unique.size, dtype=np.int32)
+                np.minimum.at(low, inverse, mine)
+                np.maximum.at(high, inverse, mine)
+                new = np.where((low != high)[inverse], MANY, new)
             data[ORL, pos], data[ORB, pos], data[ORS, pos] = new, phase, here_site
         return None
 
@@ -251,11 +244,8 @@ class Races:
         """``lane`` as a reader would read it: its position in a tensor of which shape."""
         if lane is None:
             return "several lanes"
-        number, flat = lane >> LANE_BITS, (lane & ((1 << LANE_BITS) - 1)) - 1
-        shape = next((s for s, n in self.shapes.items() if n == number), None)
-        if shape is None:
-            return "another lane"
-        position = list(np.unravel_index(flat, shape)) if shape else []
+        shape = list(self.blocks)[(lane >> LANE_BITS) - 1]
+        position = np.unravel_index((lane & ((1 << LANE_BITS) - 1)) - 1, shape) if shape else []
         return f"the lane at {[int(p) for p in position]} of a block of shape {list(shape)}"
 
     def _pages(self, key) -> _Pages:

@@ -39,6 +39,8 @@ _lexer = RawFencedCodeBlockLexer(
     info_pattern=re.compile(r"(?P<info>[^\n]*)$\n", re.MULTILINE),
     mapping={"info": "info", "source": "source"},
 )
+
+
 def _run_python(example):
     """Run a plain fence in the page's namespace, as the lines of one script.
 
@@ -48,6 +50,8 @@ def _run_python(example):
     """
     source = "\n" * (example.line + example.parsed.line_offset) + example.parsed
     exec(compile(source, example.path, "exec", dont_inherit=True), example.namespace)
+
+
 _skips = SkipParser()
 
 

@@ -14,10 +14,23 @@ from pathlib import Path
 
 import torch
 
+import triton_checked
+
 from .backend import DEVICE
 from .fresh import in_fresh_process, in_fresh_process_by_case  # noqa: F401  (the proofs import them from here)
 
 POISON = float("nan")
+
+
+def checked_error(launch, kind: type[Exception]) -> Exception:
+    """The ``kind`` of report (``triton_checked.DataRace``, ``OutOfBounds``) that ``launch()`` raises under
+    ``triton_checked.checked()``; AssertionError when the checks let it through."""
+    try:
+        with triton_checked.checked():
+            launch()
+    except kind as report:
+        return report
+    raise AssertionError(f"triton_checked.checked() raised no {kind.__name__}")
 
 
 def poisoned(*shape: int, dtype=torch.float32, value: float = POISON) -> torch.Tensor:

@@ -19,7 +19,7 @@ import triton_checked
 from snippets.debugging import interpreter_mode as entry
 from triton_faq.backend import DEVICE
 from triton_faq.fresh import run_python_once
-from triton_faq.testing import assert_matches_float64, fresh_randn, poisoned
+from triton_faq.testing import assert_matches_float64, checked_error, fresh_randn, poisoned
 
 ROOT = Path(__file__).resolve().parents[3]
 SNIPPET = Path(entry.__file__)
@@ -212,12 +212,7 @@ def missed_overrun_checked() -> str:
     """The same unmasked copy under triton_checked.checked(): the traceback the advice promises."""
     x, _ = entry.neighbours(n=4, block=8, sentinel=-7.0)
     out = torch.zeros(8, device=DEVICE)
-    try:
-        with triton_checked.checked():
-            entry.copy_without_mask[(1,)](x, out, 4, BLOCK=8)
-    except triton_checked.OutOfBounds as report:
-        return str(report)
-    raise AssertionError("the overrun was not reported")
+    return str(checked_error(lambda: entry.copy_without_mask[(1,)](x, out, 4, BLOCK=8), triton_checked.OutOfBounds))
 
 
 @pytest.mark.interpreter

@@ -3,9 +3,10 @@
 import pytest
 import torch
 
+import triton_checked
 from snippets.garbage_values import overlapping_stores_in_one_program as entry
 from triton_faq.backend import DEVICE
-from triton_faq.testing import assert_matches_float64, fresh_randn
+from triton_faq.testing import assert_matches_float64, checked_error, fresh_randn
 
 BLOCK, TAIL = 1024, 256
 GPU_ROWS = 4096  # 4M elements: every SM busy, as in a real launch
@@ -106,15 +107,8 @@ def test_gpu_the_racy_launch_without_num_warps_compiles_with_4_warps():
 # ---------------------------------------------------------------- the checked interpreter
 def racy_tail_report() -> str:
     """The racy kernel under triton_checked.checked(): the two lanes that store one element, and where."""
-    import triton_checked
-
     x = fresh_rows(2)
-    try:
-        with triton_checked.checked():
-            entry.run(entry.double_the_tail_racy, x, TAIL)
-    except triton_checked.DataRace as report:
-        return str(report)
-    raise AssertionError("the race was not reported")
+    return str(checked_error(lambda: entry.run(entry.double_the_tail_racy, x, TAIL), triton_checked.DataRace))
 
 
 @pytest.mark.interpreter
@@ -129,8 +123,6 @@ def test_checked_reports_the_second_store_with_both_lanes_and_lines():
 
 @pytest.mark.interpreter
 def test_checked_reports_the_read_back_without_a_barrier():
-    import triton_checked
-
     with pytest.raises(triton_checked.DataRace, match="kernel reverse_plus_one_racy on argument tmp_ptr"):
         with triton_checked.checked():
             entry.reverse_plus_one(fresh_rows(2), barrier=False)
@@ -138,8 +130,6 @@ def test_checked_reports_the_read_back_without_a_barrier():
 
 @pytest.mark.interpreter
 def test_checked_accepts_the_fixes():
-    import triton_checked
-
     x = fresh_rows(2)
     with triton_checked.checked():
         assert entry.lost(entry.run(entry.double_the_tail, x, TAIL), x, TAIL) == 0

@@ -12,7 +12,7 @@ import triton.language as tl
 
 import triton_checked
 from snippets.garbage_values import store_race_between_programs as entry
-from triton_faq.testing import assert_matches_float64, fresh_randn
+from triton_faq.testing import assert_matches_float64, checked_error, fresh_randn
 
 
 def random_bins(n, n_bins):
@@ -129,12 +129,7 @@ def test_interpreter_atomic_float_sum_is_repeatable():
 def racy_counter_report() -> str:
     """The racy counter under triton_checked.checked(): which programs collide, and where."""
     counter = torch.zeros(1, dtype=torch.int32, device=DEVICE)
-    try:
-        with triton_checked.checked():
-            entry.count_racy[(4,)](counter)
-    except triton_checked.DataRace as report:
-        return str(report)
-    raise AssertionError("the race was not reported")
+    return str(checked_error(lambda: entry.count_racy[(4,)](counter), triton_checked.DataRace))
 
 
 @pytest.mark.interpreter

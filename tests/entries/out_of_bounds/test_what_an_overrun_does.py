@@ -16,6 +16,7 @@ import triton_checked
 from triton_faq.backend import DEVICE  # picks the backend before the reader's file loads Triton
 from snippets.out_of_bounds import what_an_overrun_does as entry
 from triton_faq.fresh import once_per_run
+from triton_faq.testing import checked_error
 
 run_child = once_per_run(entry.run_child)  # each child once per test run: the error gate asks for the same ones
 
@@ -94,12 +95,8 @@ def overrun_checked(offset: int) -> str:
     """The overrun under triton_checked.checked(): the report, raised before the read."""
     x = torch.arange(entry.BLOCK, dtype=torch.float32, device=DEVICE)
     out = torch.zeros(entry.BLOCK, device=DEVICE)
-    try:
-        with triton_checked.checked():
-            entry.copy_at[(1,)](x, out, offset, BLOCK=entry.BLOCK)
-    except triton_checked.OutOfBounds as report:  # an IndexError
-        return str(report)
-    raise AssertionError("the overrun was not reported")
+    return str(checked_error(lambda: entry.copy_at[(1,)](x, out, offset, BLOCK=entry.BLOCK),
+                             triton_checked.OutOfBounds))  # an IndexError
 
 
 def far_overrun_report() -> str:
