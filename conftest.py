@@ -125,3 +125,13 @@ def pytest_runtest_setup(item):
         pytest.skip(reason)
     if item.get_closest_marker("slow") and not (os.environ.get("CI") or os.environ.get("TRITON_FAQ_SLOW")):
         pytest.skip("slow: runs where CI is set, or with TRITON_FAQ_SLOW=1")
+
+
+def pytest_collection_finish(session):
+    """Everything collection made (torch, Triton, the handbook, the parsed pages) lives to the end:
+    moved out of the garbage collector's view, so each full collection during the tests does not
+    walk it again."""
+    import gc
+
+    gc.collect()
+    gc.freeze()

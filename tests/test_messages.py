@@ -12,9 +12,9 @@ import json
 import time
 
 import pytest
-import yaml
 
 from conftest import ROOT
+from triton_faq.handbook.page import load_yaml  # libyaml
 from triton_faq import catalogue_build, messages
 from triton_faq import handbook
 
@@ -27,7 +27,7 @@ def catalogue():
 
 
 def not_triton():
-    items = yaml.safe_load(NOT_TRITON.read_text(encoding="utf-8"))
+    items = load_yaml(NOT_TRITON.read_text(encoding="utf-8"))
     for item in items:
         assert set(item) == {"message", "reason"}, item
         assert item["reason"].strip(), item
@@ -52,7 +52,7 @@ def test_every_claimed_and_real_message_matches_a_template_or_is_listed(catalogu
     for entry, message, source in messages.entry_messages(ROOT):
         if not catalogue.match(message) and message not in listed:
             unexplained.append(f"{entry} ({source}): {message!r}")
-    for item in yaml.safe_load((ROOT / "tests" / "data" / "real_messages.yaml").read_text(encoding="utf-8")):
+    for item in load_yaml((ROOT / "tests" / "data" / "real_messages.yaml").read_text(encoding="utf-8")):
         if item["entry"] is None and not catalogue.match(item["message"]) and item["message"] not in listed:
             unexplained.append(f"none ({item['url']}): {item['message']!r}")
     assert not unexplained, ("messages that match no template of Triton's and are not in "

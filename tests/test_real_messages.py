@@ -7,13 +7,13 @@ answers the message, or null where none does (those are kept as data, not scored
 
 from pathlib import Path
 
-import yaml
 
 from conftest import ROOT
+from triton_faq.handbook.page import load_yaml  # libyaml: the sets load at collection, in every worker
 from triton_faq.explain import ExplainError, candidates
 
 DATA = Path(__file__).resolve().parent / "data" / "real_messages.yaml"
-MESSAGES = yaml.safe_load(DATA.read_text(encoding="utf-8"))
+MESSAGES = load_yaml(DATA.read_text(encoding="utf-8"))
 BAR = 0.8
 
 

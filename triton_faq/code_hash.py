@@ -8,12 +8,14 @@ kernel, a launcher or an evidence function makes them stale.
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import io
 import tokenize
 from pathlib import Path
 
 
+@functools.lru_cache(maxsize=512)  # the same files are hashed again and again (checks, tests, copies of the tree)
 def _code_only(source: str) -> str:
     """The code of a Python file without its comments, docstrings, blank lines and trailing spaces.
 

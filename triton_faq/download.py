@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import json
 import os
@@ -30,13 +31,18 @@ ALLOWED_IMPORTS = {"torch", "triton", "numpy"}  # plus the standard library
 
 def imports_outside_stdlib(source: str) -> list[str]:
     """Top-level names the file imports that are neither the standard library nor torch/triton."""
+    return list(_imports_outside_stdlib(source))
+
+
+@functools.lru_cache(maxsize=512)  # every check of every entry asks again for the same files
+def _imports_outside_stdlib(source: str) -> tuple[str, ...]:
     names = set()
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
             names |= {alias.name.split(".")[0] for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             names.add(node.module.split(".")[0])
-    return sorted(n for n in names if n not in sys.stdlib_module_names and n not in ALLOWED_IMPORTS)
+    return tuple(sorted(n for n in names if n not in sys.stdlib_module_names and n not in ALLOWED_IMPORTS))
 
 
 def _without_main_guard(source: str) -> str:

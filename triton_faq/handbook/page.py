@@ -7,6 +7,7 @@ run, or only include lines (``--8<-- "snippets/topic/question.py:section"``).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from dataclasses import dataclass, field
@@ -106,7 +107,17 @@ def parse(path: Path, text: str | None = None) -> Page:
 
 @functools.lru_cache(maxsize=1024)
 def _parse_file(path: Path, mtime_ns: int, size: int) -> Page:
-    return _parse(path, path.read_text(encoding="utf-8"))
+    text = path.read_text(encoding="utf-8")
+    known = _PARSED_TEXT.get(text)  # the same page in another copy of the tree (the checks' tests make many)
+    if known is not None:
+        return dataclasses.replace(known, path=path)
+    page = _PARSED_TEXT[text] = _parse(path, text)
+    if len(_PARSED_TEXT) > 1024:
+        del _PARSED_TEXT[next(iter(_PARSED_TEXT))]
+    return page
+
+
+_PARSED_TEXT: dict[str, Page] = {}  # a text's page, whatever its path; the oldest goes first
 
 
 def _parse(path: Path, text: str) -> Page:
