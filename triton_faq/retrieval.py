@@ -248,18 +248,26 @@ class Index:
     def score(self, query: list[str] | dict[str, float]) -> dict[str, float]:
         """BM25F of every entry for the query's distinct terms (a term: weight mapping weighs them)."""
         weights = query if isinstance(query, dict) else dict.fromkeys(query, 1.0)
-        wanted = {t: w for t, w in weights.items() if t in self.frequency}
-        scores = {}
+        scores = dict.fromkeys(self.ids, 0.0)
+        for term, weight in weights.items():
+            if term in self.frequency:
+                rarity = self.idf(term)
+                for entry_id, weighted in self.postings.get(term, ()):
+                    scores[entry_id] += weight * contribution(rarity, weighted)
+        return scores
+
+    @functools.cached_property
+    def postings(self) -> dict[str, list[tuple[str, float]]]:
+        """term -> (entry ID, weighted frequency summed over the fields), for the entries that use it."""
+        found: dict[str, list[tuple[str, float]]] = {}
         for entry_id in self.ids:
-            total = 0.0
             doc, lengths = self.docs[entry_id], self.lengths[entry_id]
-            for term, weight in wanted.items():
+            for term in set().union(*(doc[name] for name in FIELDS)):
                 weighted = sum(field_frequency(name, doc[name][term], lengths[name], self.average[name])
                                for name in FIELDS if doc[name].get(term))
                 if weighted:
-                    total += weight * contribution(self.idf(term), weighted)
-            scores[entry_id] = total
-        return scores
+                    found.setdefault(term, []).append((entry_id, weighted))
+        return found
 
 
 def _build(root: Path, entries: list[Entry]) -> dict:
@@ -283,9 +291,23 @@ def _build(root: Path, entries: list[Entry]) -> dict:
 _indexes: dict[str, Index] = {}
 
 
+_by_book: dict[int, tuple[handbook.Handbook, Index]] = {}  # a parsed handbook's index (load() gives a new one when a page changes)
+
+
 def index(root: Path = handbook.ROOT) -> Index:
     """The entries as BM25F documents, from the per-user cache when the pages have not changed."""
-    entries = handbook.load(root).entries
+    book = handbook.load(root)
+    known = _by_book.get(id(book))
+    if known is not None and known[0] is book:
+        return known[1]
+    built = _index(root, book.entries)
+    if len(_by_book) >= 16:
+        _by_book.clear()
+    _by_book[id(book)] = (book, built)
+    return built
+
+
+def _index(root: Path, entries: list[Entry]) -> Index:
     signature = _signature(root, entries)
     if signature in _indexes:
         return _indexes[signature]
