@@ -168,12 +168,32 @@ def _read_fence(page: Page, lines: list[str], index: int, opening: re.Match, num
 
 def section_lines(path: Path, name: str) -> tuple[int, str]:
     """The 1-based line where section ``name``'s code starts, and that code (KeyError if absent)."""
-    lines = Path(path).read_text(encoding="utf-8").split("\n")
-    start = [n for n, line in enumerate(lines) if line.strip() == f"# --8<-- [start:{name}]"]
-    end = [n for n, line in enumerate(lines) if line.strip() == f"# --8<-- [end:{name}]"]
-    if not start or not end or end[0] < start[0]:
+    stat = Path(path).stat()
+    found = _sections(Path(path), stat.st_mtime_ns, stat.st_size).get(name)
+    if found is None:
         raise KeyError(f"{path} has no section '{name}'")
-    return start[0] + 2, "\n".join(lines[start[0] + 1:end[0]])
+    return found
+
+
+SECTION_MARKER = re.compile(r"# --8<-- \[(?P<kind>start|end):(?P<name>[^\]]*)\]")
+
+
+@functools.lru_cache(maxsize=2048)
+def _sections(path: Path, mtime_ns: int, size: int) -> dict[str, tuple[int, str]]:
+    """Every section of a file, read once while the file stays unchanged (the checks ask for each
+    section of each reader's file many times): a name's first start marker and first end marker."""
+    lines = path.read_text(encoding="utf-8").split("\n")
+    first: dict[tuple[str, str], int] = {}
+    for number, line in enumerate(lines):
+        marker = SECTION_MARKER.fullmatch(line.strip())
+        if marker:
+            first.setdefault((marker["kind"], marker["name"]), number)
+    sections = {}
+    for (kind, name), start in first.items():
+        end = first.get(("end", name))
+        if kind == "start" and end is not None and end >= start:
+            sections[name] = (start + 2, "\n".join(lines[start + 1:end]))
+    return sections
 
 
 def snippet_section(path: Path, name: str) -> str | None:
