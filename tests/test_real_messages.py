@@ -7,7 +7,6 @@ answers the message, or null where none does (those are kept as data, not scored
 
 from pathlib import Path
 
-
 from conftest import ROOT
 from triton_faq.handbook.page import load_yaml  # libyaml: the sets load at collection, in every worker
 from triton_faq.explain import ExplainError, candidates

@@ -291,19 +291,19 @@ def _build(root: Path, entries: list[Entry]) -> dict:
 _indexes: dict[str, Index] = {}
 
 
-_by_book: dict[int, tuple[handbook.Handbook, Index]] = {}  # a parsed handbook's index (load() gives a new one when a page changes)
+_last: dict[Path, tuple[handbook.Handbook, Index]] = {}  # per root: the handbook last indexed, and its index
 
 
 def index(root: Path = handbook.ROOT) -> Index:
     """The entries as BM25F documents, from the per-user cache when the pages have not changed."""
-    book = handbook.load(root)
-    known = _by_book.get(id(book))
+    book = handbook.load(root)  # the same object while no page has changed: its index is kept beside it
+    known = _last.get(Path(root))
     if known is not None and known[0] is book:
         return known[1]
     built = _index(root, book.entries)
-    if len(_by_book) >= 16:
-        _by_book.clear()
-    _by_book[id(book)] = (book, built)
+    if len(_last) >= 16:
+        _last.clear()
+    _last[Path(root)] = (book, built)
     return built
 
 
