@@ -148,7 +148,7 @@ class _OwnRecord:
         self.pages: dict = {}
 
     def rows(self, key, index: np.ndarray) -> tuple[list, np.ndarray]:
-        """The pages ``index`` falls in, each as (page number, its columns), and each element's page number."""
+        """The record's columns for ``index``: (per page, (array, positions in the page)), and the order."""
         page_of = index >> PAGE_BITS
         found = []
         for page in np.unique(page_of).tolist():
