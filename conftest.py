@@ -30,6 +30,13 @@ handbook.importable(ROOT)  # the proofs import the reader's files as snippets.<t
 restore_triton_language = triton_language_restorer()  # taken before any kernel has run
 if "TRITON_FAQ_RUN_CACHE" not in os.environ:  # the main process: its pytest-xdist workers inherit it
     os.environ["TRITON_FAQ_RUN_CACHE"] = tempfile.mkdtemp(prefix="triton-faq-run-")  # see triton_faq/fresh.py
+    # The temporary files of the workers and every process they start (empty kernel caches, the .ptx
+    # Triton leaves when ptxas fails) go in a folder of this run, removed with it; this process's own
+    # stay where they were (tempfile already chose its folder above), pytest's tmp_path folders too.
+    # Like /tmp, anyone may write there (TP038's jobs run as nobody).
+    os.environ["TMPDIR"] = tempfile.mkdtemp(prefix="triton-faq-tmp-")
+    os.chmod(os.environ["TMPDIR"], 0o1777)
+    atexit.register(shutil.rmtree, os.environ["TMPDIR"], True)
     atexit.register(shutil.rmtree, os.environ["TRITON_FAQ_RUN_CACHE"], True)
 
 pytest_collect_file = Sybil(

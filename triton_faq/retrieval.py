@@ -158,6 +158,8 @@ def han_words(run: str, segmenter=None) -> list[str]:
         import jieba
 
         jieba.setLogLevel(60)
+        if jieba.dt.tmp_dir is None:  # its dictionary's cache beside ours, not in a temporary folder that may be a run's own
+            jieba.dt.tmp_dir = str(_cache_dir())
         segmenter = jieba
     return [word for word in segmenter.cut_for_search(run) if word.strip()]
 
