@@ -18,10 +18,15 @@ For the entry whose reader's file is ``snippets/<topic>/<name>.py``:
 
 The entry page gets a button for each under its ``{ #run-it }`` heading. Nothing is written to
 docs/.
+
+mkdocs-jupyter writes Jupyter's stylesheets into every notebook page it renders (590 KB, the same
+on every page: a notebook page weighed 700 KB); each is written once instead, as
+``assets/notebooks/<hash>.css``, and the pages link it, so a browser downloads it once for them all.
 """
 
 from __future__ import annotations
 
+import hashlib
 import html
 import json
 import posixpath
@@ -147,3 +152,29 @@ def on_page_content(content, page, config, files):
     if page.file.src_uri not in _notebooks:
         return content
     return notebook_header(*_notebooks[page.file.src_uri]) + content
+
+
+OPEN, CLOSE = '<style type="text/css">', "</style>"  # how mkdocs-jupyter inlines a stylesheet
+
+
+def shared_stylesheets(output: str, dest_uri: str, site_dir: Path) -> str:
+    """``output`` (the HTML of the page written at ``dest_uri`` under ``site_dir``) with each inline
+    stylesheet replaced by a link to a file of its text, named by its hash and written once."""
+    up = posixpath.relpath(".", posixpath.dirname(dest_uri))
+    pieces, at = [], 0
+    while (start := output.find(OPEN, at)) != -1 and (end := output.find(CLOSE, start)) != -1:
+        css = output[start + len(OPEN):end].strip() + "\n"
+        name = f"assets/notebooks/{hashlib.sha256(css.encode('utf-8')).hexdigest()[:16]}.css"
+        if not (site_dir / name).is_file():
+            write_if_changed(site_dir / name, css)
+        pieces += [output[at:start], f'<link rel="stylesheet" href="{posixpath.join(up, name)}">']
+        at = end + len(CLOSE)
+    return "".join(pieces) + output[at:]
+
+
+def on_post_page(output, page, config):
+    if page.file.src_uri not in _notebooks:
+        return output
+    destination = Path(page.file.abs_dest_path)
+    site_dir = destination.parents[len(Path(page.file.dest_uri).parts) - 1]  # where this build writes
+    return shared_stylesheets(output, page.file.dest_uri, site_dir)

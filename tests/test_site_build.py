@@ -1,7 +1,9 @@
 """`mkdocs build --strict` passes, and fails on a broken link or a broken include; what the built site offers."""
 
+import hashlib
 import html
 import json
+import re
 
 import nbformat
 
@@ -76,6 +78,28 @@ def test_mkdocs_jupyter_shows_every_cell_and_its_output_and_the_page_stays_out_o
         docs = [doc for part in sorted((built_site / "search" / language).glob("d*.json"))
                 for doc in json.loads(part.read_text(encoding="utf-8"))]
         assert docs and not any("notebooks/" in location for location, _, _ in docs), language
+
+
+def test_a_notebook_page_links_jupyters_stylesheets_written_once_for_all(built_site):
+    """mkdocs-jupyter inlines the same Jupyter stylesheets (590 KB) into every notebook page; the pages
+    link them instead, one file each, named by its hash (hooks/downloads.py)."""
+    pages = sorted(built_site.glob("**/notebooks/*/*/index.html"))
+    assert len(pages) == 2 * len(ENTRIES)
+    shared = set()
+    for page in pages:
+        shown = page.read_text(encoding="utf-8")
+        assert '<style type="text/css">' not in shown, page
+        assert page.stat().st_size < 300_000, page  # it was 700 KB with the stylesheets inline
+        hrefs = re.findall(r'<link rel="stylesheet" href="([^"]*assets/notebooks/([0-9a-f]{16})\.css)">', shown)
+        assert hrefs, page
+        for href, digest in hrefs:
+            css = (page.parent / href).resolve()
+            assert css.parent == built_site.resolve() / "assets" / "notebooks", (page, href)
+            assert hashlib.sha256(css.read_bytes()).hexdigest()[:16] == digest, (page, href)
+        shared.add(tuple(href.rsplit("/", 1)[1] for href, _ in hrefs))
+    assert len(shared) == 1, shared  # every page links the same files, in the same order
+    rules = "".join((built_site / "assets" / "notebooks" / name).read_text(encoding="utf-8") for name in shared.pop())
+    assert ".jupyter-wrapper" in rules and ".jp-OutputArea" in rules  # Jupyter's own rules, not a page's
 
 
 def test_the_shared_build_starts_on_a_whole_suite_run_only():
