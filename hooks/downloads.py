@@ -165,7 +165,7 @@ def shared_stylesheets(output: str, dest_uri: str, site_dir: Path) -> str:
     while (start := output.find(OPEN, at)) != -1 and (end := output.find(CLOSE, start)) != -1:
         css = output[start + len(OPEN):end].strip() + "\n"
         name = f"assets/notebooks/{hashlib.sha256(css.encode('utf-8')).hexdigest()[:16]}.css"
-        if not (site_dir / name).is_file():
+        if not (site_dir / name).is_file():  # named by its text: a file there holds it already
             write_if_changed(site_dir / name, css)
         pieces += [output[at:start], f'<link rel="stylesheet" href="{posixpath.join(up, name)}">']
         at = end + len(CLOSE)
@@ -175,6 +175,4 @@ def shared_stylesheets(output: str, dest_uri: str, site_dir: Path) -> str:
 def on_post_page(output, page, config):
     if page.file.src_uri not in _notebooks:
         return output
-    destination = Path(page.file.abs_dest_path)
-    site_dir = destination.parents[len(Path(page.file.dest_uri).parts) - 1]  # where this build writes
-    return shared_stylesheets(output, page.file.dest_uri, site_dir)
+    return shared_stylesheets(output, page.file.dest_uri, Path(config["site_dir"]))

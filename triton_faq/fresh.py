@@ -197,6 +197,8 @@ def run_python_once(args: list[str], env: dict[str, str], timeout: float = TIMEO
     arguments and environment run once and later calls get that run's result (a proof's test and
     the error gate's reproducer ask for the same run)."""
     command = [sys.executable, *args]
+    if "TMPDIR" in os.environ and "TMPDIR" not in env:  # a test run's own temporary folder (conftest.py), even
+        env = {**env, "TMPDIR": os.environ["TMPDIR"]}  # for a child given a bare environment: removed with the run
     return _shared("run", [command, _kept(env)],
                    lambda: subprocess.run(command, env=env, capture_output=True, text=True, timeout=timeout))
 
