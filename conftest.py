@@ -38,6 +38,10 @@ if "TRITON_FAQ_RUN_CACHE" not in os.environ:  # the main process: its pytest-xdi
     os.chmod(os.environ["TMPDIR"], 0o1777)
     atexit.register(shutil.rmtree, os.environ["TMPDIR"], True)
     atexit.register(shutil.rmtree, os.environ["TRITON_FAQ_RUN_CACHE"], True)
+    # torch's idle OpenMP threads sleep rather than spin: two workers and the site build share the cores,
+    # and a thread spinning in one worker takes the core the other needs (about a tenth of a run's CPU).
+    # The number of threads, and so every result, stays as a user's machine has it.
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 pytest_collect_file = Sybil(
     parsers=[PageFenceParser(ROOT)],
@@ -61,8 +65,10 @@ BUILD_IN_BACKGROUND = Path(__file__).parent / "triton_faq" / "children" / "build
 
 def builds_in_background(config) -> bool:
     """Whether this pytest process starts the shared site build: the main process of a run that named
-    no test path (options such as ``-n 2 --dist loadfile`` do not count), and not a recorded GPU run."""
+    no test path (options such as ``-n 2 --dist loadfile`` do not count), runs tests (not ``--collect-only``),
+    and is not a recorded GPU run."""
     return (not hasattr(config, "workerinput") and config.args_source == pytest.Config.ArgsSource.TESTPATHS
+            and not config.getoption("collectonly")
             and not config.getoption("--record-gpu-run", default=False)
             and not config.getoption("--add-to-gpu-run", default=False))
 

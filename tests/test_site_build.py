@@ -103,15 +103,17 @@ def test_a_notebook_page_links_jupyters_stylesheets_written_once_for_all(built_s
 
 
 def test_the_shared_build_starts_on_a_whole_suite_run_only():
-    """`make test` (`pytest -n 2 --dist loadfile`) starts it; naming a file, a worker, or a GPU run does not."""
+    """`make test` (`pytest -n 2 --dist loadfile`) starts it; naming a file, a worker, a GPU run or
+    `--collect-only` does not."""
     import types
 
     import pytest
 
     from conftest import builds_in_background
 
-    def config(source, worker=False, gpu=False):
-        made = types.SimpleNamespace(args_source=source, getoption=lambda name, default=None: gpu)
+    def config(source, worker=False, gpu=False, collect_only=False):
+        options = {"--record-gpu-run": gpu, "--add-to-gpu-run": gpu, "collectonly": collect_only}
+        made = types.SimpleNamespace(args_source=source, getoption=lambda name, default=None: options[name])
         if worker:
             made.workerinput = {}
         return made
@@ -120,3 +122,4 @@ def test_the_shared_build_starts_on_a_whole_suite_run_only():
     assert not builds_in_background(config(pytest.Config.ArgsSource.ARGS))
     assert not builds_in_background(config(pytest.Config.ArgsSource.TESTPATHS, worker=True))
     assert not builds_in_background(config(pytest.Config.ArgsSource.TESTPATHS, gpu=True))
+    assert not builds_in_background(config(pytest.Config.ArgsSource.TESTPATHS, collect_only=True))
