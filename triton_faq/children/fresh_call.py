@@ -32,6 +32,20 @@ def _import_triton(compile_ready):
         os.environ["TRITON_INTERPRET"] = interpret
 
 
+def _hash_triton_once():
+    """Triton's hash of its own installed files (its compiler's modules and the 400 MB libtriton), which
+    every compile puts in its cache key: the same in every process of one installation, so the starter
+    computes it once and each child it forks has it, instead of each child hashing the library again."""
+    try:
+        from triton.runtime.cache import triton_key
+    except ImportError:  # older releases keep it beside the compiler
+        try:
+            from triton.compiler.compiler import triton_key
+        except ImportError:
+            return
+    triton_key()
+
+
 def call():
     import json, sys
     _import_triton(sys.argv[4] == "compile-ready")
@@ -41,6 +55,7 @@ def call():
 def starter():
     import json, os, sys
     _import_triton(sys.argv[1] == "compile-ready")
+    _hash_triton_once()
     protocol = os.fdopen(os.dup(1), "w")
     for line in sys.stdin:
         request = json.loads(line)
