@@ -107,3 +107,25 @@ def test_a_starter_serves_calls_before_and_after_inductor_writes_its_cache_dir()
     assert fresh._starter_key(env, False) != fresh._starter_key({**env, "TRITON_DEBUG": "1"}, False)
     # a shared run still tells the two apart: the run itself may read the variable
     assert fresh._kept(env) != fresh._kept(after_inductor)
+
+
+HASHED = '''
+def hashed():
+    """Whether Triton's hash of its own files is already computed in this process."""
+    try:
+        from triton.runtime.cache import triton_key
+    except ImportError:
+        from triton.compiler.compiler import triton_key
+    return triton_key.cache_info().currsize
+'''
+
+
+@pytest.mark.interpreter
+@pytest.mark.parametrize("compile_ready", [False, True])
+def test_a_forked_child_finds_tritons_hash_of_its_files_computed(tmp_path, compile_ready):
+    """The starter hashes Triton's installed files (triton_key: 400 MB of libtriton) before it forks, so
+    a compile in a child does not hash them again; the hash is the same in every process."""
+    program = tmp_path / "hashed.py"
+    program.write_text(HASHED)
+    [result] = fresh.in_fresh_process(program, "hashed", [()], compile_ready=compile_ready)
+    assert result == {"value": 1}
