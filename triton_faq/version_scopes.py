@@ -11,8 +11,7 @@ Triton release from 3.2. For a test whose outcome is not the same on every relea
    each page in one line, ``<!-- version-note: test_x: why -->``, which the page's version
    table ("On which Triton versions", ``hooks/version_matrix.py``) shows next to the row.
 
-A page of ``PENDING`` predates the rule and still breaks it; ``tests/test_version_scopes.py``
-fails once one of them passes, so the list only shrinks.
+Every entry's pages are held to it (``triton-faq check``).
 """
 
 from __future__ import annotations
@@ -30,12 +29,6 @@ RELEASE = re.compile(r"(?<![\d.])3\.(\d+)(?:\.\d+)?(?!\d)")
 FENCE = re.compile(r"^\s*(```|~~~)")
 BLOCK_START = re.compile(r"^\s*(?:[-*] |\d+\. |\?\?\?|!!!|#|>|<!--)")
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`(“\"\[])|(?<=[。！？])")
-PENDING: frozenset[str] = frozenset({  # entry IDs whose pages predate the rule (see the module's docstring)
-    'TP008', 'TP009', 'TP010', 'TP012', 'TP014', 'TP019', 'TP020', 'TP021', 'TP028', 'TP029',
-    'TP030', 'TP031', 'TP032', 'TP033', 'TP034', 'TP036', 'TP040', 'TP041', 'TP042', 'TP043',
-    'TP045', 'TP047', 'TP048', 'TP049', 'TP051', 'TP053', 'TP055', 'TP057', 'TP058', 'TP059',
-    'TP060', 'TP061', 'TP062', 'TP063',
-})
 
 
 def short(version: str) -> str:
@@ -123,22 +116,15 @@ def notes(page_text: str) -> dict[str, str]:
     return {m["test"]: m["why"] for m in NOTE.finditer(page_text)}
 
 
-def check(root: Path = ROOT, pending: frozenset[str] = PENDING) -> list[str]:
-    """Every version-scope problem of every entry not in ``pending``."""
+def check(root: Path = ROOT) -> list[str]:
+    """Every version-scope problem of every entry."""
     data = read(root)
     if not data:
         return []
     problems = []
     for entry in handbook.load(root).entries:
         row = data["entries"].get(entry.id)
-        if row is None or entry.id in pending:
+        if row is None:
             continue
         problems += entry_problems(entry, row, data["versions"], root)
     return problems
-
-
-def failing_entries(root: Path = ROOT) -> list[str]:
-    """The IDs of the entries whose pages break the rule today, pending or not."""
-    data = read(root) or {"entries": {}, "versions": []}
-    return [entry.id for entry in handbook.load(root).entries if entry.id in data["entries"]
-            and entry_problems(entry, data["entries"][entry.id], data["versions"], root)]
