@@ -6,7 +6,8 @@ from triton_faq.evidence import gpu_evidence, label, table
 
 @gpu_evidence("fully-masked-row")
 def fully_masked_row():
-    """8 rows of 1000 scores, rows 2 and 5 entirely masked out: NaN counts of the forward and the backward."""
+    """8 rows of 1000 scores, rows 2 and 5 entirely masked out: NaN counts of the forward and the backward, and
+    how many of the masked rows' probabilities are exactly 0."""
     import torch
 
     generator = torch.Generator(device="cuda").manual_seed(0)
@@ -19,12 +20,12 @@ def fully_masked_row():
         p, lse = entry.softmax(kernel, s, keep)
         ds = entry.backward(s, keep, lse, dp)
         rows.append([name, int(p[[2, 5]].isnan().sum()), int(p[[0, 1, 3, 4, 6, 7]].isnan().sum()),
-                     int(ds[[2, 5]].isnan().sum()), float(p[[2, 5]].nan_to_num(-1.0).abs().max())])
+                     int(ds[[2, 5]].isnan().sum()), int((p[[2, 5]] == 0).sum())])
     columns = [label("softmax", "softmax", "kernel"),
                label("NaN in the masked rows (of 2,000)", "全被掩码的行中的 NaN（共 2,000 个）", "nan_masked"),
                label("NaN in the other rows", "其余行中的 NaN", "nan_other"),
                label("NaN in the masked rows' gradient", "全被掩码的行的梯度中的 NaN", "nan_grad"),
-               label("largest |p| in the masked rows (NaN as -1)", "全被掩码的行中最大的 |p|（NaN 记作 -1）", "max_p")]
+               label("zeros in the masked rows (of 2,000)", "全被掩码的行中的 0（共 2,000 个）", "zero_masked")]
     return table(columns, rows)
 
 
