@@ -14,9 +14,10 @@ import re
 from pathlib import Path
 
 from triton_faq import handbook, ui_text
-from triton_faq.matrix import COMMAND, read, verdict
+from triton_faq.matrix import COMMAND, read, spans, verdict
 from triton_faq.handbook.page import indented_like
 from triton_faq.handbook.schema import RUN_IT, marker
+from triton_faq.version_scopes import IMPORT, import_only, outcomes, short
 from triton_faq.version_scopes import notes as version_notes
 
 CHECKER = marker("version-matrix")
@@ -54,8 +55,15 @@ def render(data: dict | None, entry_id: str, language: str, notes: dict | None =
                     day=row.get("date", prov["date"]), command=f"{COMMAND} --only {entry_id}",
                     backend=backend(prov["backend"], language), python=prov["python"], torch=prov["torch"]))
     out.append("")
-    rows = [(name, *verdict(outcomes, versions, language)) for name, outcomes in row["tests"].items()]
-    changed = [(name, sentence) for name, sentence, differs in rows if differs or name in (notes or {})]
+    rows = [(name, *verdict(by_version, versions, language)) for name, by_version in row["tests"].items()]
+    notes = dict(notes or {})
+    why_import = notes.pop(IMPORT, "")
+    unimported = {short(version) for version in row.get("import_errors", {})}
+    if unimported:  # a row failing only where the file does not import points to the line under the table
+        for name, runs in outcomes(row, versions).items():
+            if name not in notes and not all(ok for _, ok in runs) and import_only(runs, unimported):
+                notes[name] = text("import_row", versions=spans(versions, unimported))
+    changed = [(name, sentence) for name, sentence, differs in rows if differs or name in notes]
     ran = [r for r in rows if r[1] != verdict({}, versions, language)[0]]
     if changed:
         out += [text("changed"), "", table(changed, language, notes), ""]
@@ -63,7 +71,8 @@ def render(data: dict | None, entry_id: str, language: str, notes: dict | None =
         out += [text("same", n=len(ran)), ""]
     for version_error in sorted(set(row.get("import_errors", {}).values())):
         failing = [v for v, e in row["import_errors"].items() if e == version_error]
-        out += [text("import", versions=", ".join(failing), error=version_error.replace("`", "'")), ""]
+        line = text("import", versions=", ".join(failing), error=version_error.replace("`", "'"))
+        out += [text("import_why", line=line, why=why_import) if why_import else line, ""]
     out += [f'??? note "{text("all")}"', ""]
     out += ["    " + line for line in table([(name, sentence) for name, sentence, _ in rows], language).splitlines()]
     return "\n".join(out) + "\n\n"

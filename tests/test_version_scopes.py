@@ -89,3 +89,37 @@ def test_the_version_table_shows_the_notes():
     note = version_scopes.notes(text)["test_launcher_message_names_the_position_of_the_argument"]
     assert f"| `test_launcher_message_names_the_position_of_the_argument` | " in section
     assert f" | {note} |" in section
+
+
+def test_a_file_that_does_not_import_is_explained_once_for_all_its_rows():
+    """Rows that fail only where the entry's code does not import need the file's note, not one each."""
+    ran = {"test_x": [("3.2", False), ("3.3", True)], "test_y": [("3.2", False), ("3.3", False)]}
+    failing = {"test_x", "test_y"}
+    page = "<!-- version-note: test_y: 3.3 changed the message -->\n"
+    without = version_scopes.page_problems(Path("x.md"), Path("x.md"), ran, failing, page, {"3.2"})
+    assert len(without) == 1 and "does not import on Triton 3.2" in without[0], without
+    noted = page + "<!-- version-note: import: without a GPU, 3.2 asks for a driver -->\n"
+    assert version_scopes.page_problems(Path("x.md"), Path("x.md"), ran, failing, noted, {"3.2"}) == []
+    # test_y also fails on 3.3, where the file imports: its own line is still needed
+    alone = "<!-- version-note: import: without a GPU, 3.2 asks for a driver -->\n"
+    problems = version_scopes.page_problems(Path("x.md"), Path("x.md"), ran, failing, alone, {"3.2"})
+    assert len(problems) == 1 and "`test_y` fails on some Triton releases" in problems[0], problems
+    # a file note where the file imports everywhere is reported
+    problems = version_scopes.page_problems(Path("x.md"), Path("x.md"), {}, set(), alone, set())
+    assert len(problems) == 1 and "imports on every release" in problems[0], problems
+
+
+def test_the_version_table_shows_the_files_note_under_it_and_points_its_rows_there():
+    import sys
+    sys.path.insert(0, str(ROOT))
+    from hooks.version_matrix import render
+
+    data = read(ROOT)
+    entry = handbook.load(ROOT).find("TP028")
+    for language, pointer in (("en", "the code does not import on 3.2 (below the table)"),
+                              ("zh", "在 3.2 上代码无法导入（见表下）")):
+        text = (ROOT / handbook.load_site(ROOT).page_file(entry.name, language)).read_text(encoding="utf-8")
+        notes = version_scopes.notes(text)
+        section = render(data, "TP028", language, notes)
+        assert notes["import"] and f"{notes['import']}" in section.split("???")[0]
+        assert f"| `test_fix_reset_to_zero_gives_the_sum` | " in section and f" | {pointer} |" in section

@@ -240,6 +240,13 @@ def _span(versions: list[str]) -> str:
     return short[0] if len(short) == 1 else f"{short[0]}–{short[-1]}"
 
 
+def spans(versions: list[str], chosen: set[str]) -> str:
+    """The releases of ``versions`` that are in ``chosen`` (either spelling, 3.2 or 3.2.0), as ranges:
+    "3.2–3.3", "3.2, 3.5"."""
+    picked = [".".join(v.split(".")[:2]) in chosen or v in chosen for v in versions]
+    return ", ".join(_span(run) for ok, run in _runs(versions, picked) if ok)
+
+
 def _runs(versions: list[str], held: list[bool]) -> list[tuple[bool, list[str]]]:
     runs: list[tuple[bool, list[str]]] = []
     for version, ok in zip(versions, held):

@@ -91,6 +91,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "version_matrix.result": "Result",
         "version_matrix.why": "Why",
         "version_matrix.import": "On {versions} the entry's code does not import: `{error}`",
+        "version_matrix.import_why": "{line} — {why}.",
+        "version_matrix.import_row": "the code does not import on {versions} (below the table)",
         "version_matrix.missing": "This entry has not been run against other Triton versions yet: run "
                                   "`{command} --only {id}`.",
         "version_matrix.checker_intro": "The checked interpreter's tests were run against each Triton release from "
@@ -246,6 +248,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "version_matrix.result": "结果",
         "version_matrix.why": "原因",
         "version_matrix.import": "在 {versions} 上本条目的代码无法导入：`{error}`",
+        "version_matrix.import_why": "{line}。原因：{why}。",
+        "version_matrix.import_row": "在 {versions} 上代码无法导入（见表下）",
         "version_matrix.missing": "本条目还没有在其他 Triton 版本上跑过：运行 `{command} --only {id}`。",
         "version_matrix.checker_intro": "带检查的解释器自身的测试在 Triton {first} 到 {last} 的每个版本（{versions}）上"
                                         "跑过，日期 {day}（{backend}；Python {python}，torch {torch}）。重新运行：`{command}`。",

@@ -7,9 +7,12 @@ Triton release from 3.2. For a test whose outcome is not the same on every relea
    names, for each change, one of the two releases the change lies between (a change from
    passing on 3.6 to failing on 3.7 needs "3.6" or "3.7" in the sentence: "up to 3.6",
    "3.2–3.6", "from 3.7", "3.7 起" all do);
-2. every row that fails on some release (or whose code does not import there) is explained on
-   each page in one line, ``<!-- version-note: test_x: why -->``, which the page's version
-   table ("On which Triton versions", ``hooks/version_matrix.py``) shows next to the row.
+2. every row that fails on some release is explained on each page in one line,
+   ``<!-- version-note: test_x: why -->``, which the page's version table ("On which Triton
+   versions", ``hooks/version_matrix.py``) shows next to the row;
+3. where the entry's code does not import on a release (the matrix's ``import_errors``: no test of
+   the file runs there), one line explains it for the whole file, ``<!-- version-note: import: why
+   -->``, shown under the table; a row that fails only on those releases needs no line of its own.
 
 Every entry's pages are held to it (``triton-faq check``).
 """
@@ -23,7 +26,8 @@ from . import handbook
 from .handbook import ROOT
 from .matrix import read
 
-NOTE = re.compile(r"<!--\s*version-note:\s*(?P<test>test_\w+)\s*:\s*(?P<why>.*?)\s*-->")
+IMPORT = "import"  # the note for the releases where the entry's code does not import
+NOTE = re.compile(r"<!--\s*version-note:\s*(?P<test>test_\w+|import)\s*:\s*(?P<why>.*?)\s*-->")
 CITED = re.compile(r"`(test_\w+)`")
 RELEASE = re.compile(r"(?<![\d.])3\.(\d+)(?:\.\d+)?(?!\d)")
 FENCE = re.compile(r"^\s*(```|~~~)")
@@ -73,7 +77,14 @@ def sentences(text: str) -> list[tuple[int, str]]:
     return found
 
 
-def page_problems(path: Path, relative: Path, ran: dict, failing: set[str], text: str | None = None) -> list[str]:
+def import_only(runs: list[tuple[str, bool]], unimported: set[str]) -> bool:
+    """Whether a test fails only on releases where its file does not import."""
+    return all(ok or version in unimported for version, ok in runs)
+
+
+def page_problems(path: Path, relative: Path, ran: dict, failing: set[str], text: str | None = None,
+                  unimported: set[str] = frozenset()) -> list[str]:
+    """``unimported``: the releases (3.x) where the entry's code does not import."""
     text = path.read_text(encoding="utf-8") if text is None else text
     problems = []
     for number, sentence in sentences(text):
@@ -85,12 +96,20 @@ def page_problems(path: Path, relative: Path, ran: dict, failing: set[str], text
                                     f"(data/version-matrix.json): the sentence that cites it names the releases "
                                     f"(e.g. 'up to {a}' or 'from {b}')")
     notes = {m["test"]: m["why"] for m in NOTE.finditer(text)}
+    releases = ", ".join(sorted(unimported, key=lambda v: int(v.split(".")[1])))
+    if unimported and not notes.get(IMPORT):
+        problems.append(f"{relative}:1: the entry's code does not import on Triton {releases} (data/version-matrix.json, "
+                        f"import_errors): explain it once, <!-- version-note: {IMPORT}: why -->, shown under the "
+                        f"page's version table")
+    if notes.get(IMPORT) and not unimported:
+        problems.append(f"{relative}:1: version-note for `{IMPORT}`, but the entry's code imports on every release "
+                        f"the matrix ran")
     for test in sorted(failing):
-        if not notes.get(test):
+        if not notes.get(test) and not import_only(ran.get(test, []), unimported):
             runs = ", ".join(f"{v} {'passed' if ok else 'failed'}" for v, ok in ran.get(test, []))
             problems.append(f"{relative}:1: `{test}` fails on some Triton releases ({runs}): explain it in one "
                             f"line, <!-- version-note: {test}: why -->, shown in the page's version table")
-    for test in sorted(set(notes) - failing):
+    for test in sorted(set(notes) - failing - {IMPORT}):
         problems.append(f"{relative}:1: version-note for `{test}`, which fails on no release the matrix ran")
     return problems
 
@@ -100,6 +119,7 @@ def entry_problems(entry, row: dict, versions: list[str], root: Path = ROOT,
     """The problems of one entry's pages (``texts``: {language: page text} instead of the files)."""
     ran = outcomes(row, versions)
     failing = {test for test, runs in ran.items() if not all(ok for _, ok in runs)}
+    unimported = {short(version) for version in row.get("import_errors", {})}
     problems = []
     site = handbook.load_site(root)
     for language in site.languages:
@@ -107,12 +127,12 @@ def entry_problems(entry, row: dict, versions: list[str], root: Path = ROOT,
         relative = path.relative_to(site.root)
         if texts is None and not path.is_file():
             continue
-        problems += page_problems(path, relative, ran, failing, None if texts is None else texts[language])
+        problems += page_problems(path, relative, ran, failing, None if texts is None else texts[language], unimported)
     return problems
 
 
 def notes(page_text: str) -> dict[str, str]:
-    """{test: its one-line explanation} of a page (for the version table)."""
+    """{test: its one-line explanation} of a page (for the version table); ``import``: the file's, if any."""
     return {m["test"]: m["why"] for m in NOTE.finditer(page_text)}
 
 
