@@ -17,7 +17,7 @@ from triton_faq import handbook, ui_text
 from triton_faq.matrix import COMMAND, read, spans, verdict
 from triton_faq.handbook.page import indented_like
 from triton_faq.handbook.schema import RUN_IT, marker
-from triton_faq.version_scopes import IMPORT, import_only, outcomes, short
+from triton_faq.version_scopes import IMPORT, failing_only_where_unimported, unimported_releases
 from triton_faq.version_scopes import notes as version_notes
 
 CHECKER = marker("version-matrix")
@@ -58,11 +58,8 @@ def render(data: dict | None, entry_id: str, language: str, notes: dict | None =
     rows = [(name, *verdict(by_version, versions, language)) for name, by_version in row["tests"].items()]
     notes = dict(notes or {})
     why_import = notes.pop(IMPORT, "")
-    unimported = {short(version) for version in row.get("import_errors", {})}
-    if unimported:  # a row failing only where the file does not import points to the line under the table
-        for name, runs in outcomes(row, versions).items():
-            if name not in notes and not all(ok for _, ok in runs) and import_only(runs, unimported):
-                notes[name] = text("import_row", versions=spans(versions, unimported))
+    for name in failing_only_where_unimported(row, versions) - set(notes):  # they point to the line under the table
+        notes[name] = text("import_row", versions=spans(versions, unimported_releases(row)))
     changed = [(name, sentence) for name, sentence, differs in rows if differs or name in notes]
     ran = [r for r in rows if r[1] != verdict({}, versions, language)[0]]
     if changed:

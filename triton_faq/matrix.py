@@ -241,9 +241,8 @@ def _span(versions: list[str]) -> str:
 
 
 def spans(versions: list[str], chosen: set[str]) -> str:
-    """The releases of ``versions`` that are in ``chosen`` (either spelling, 3.2 or 3.2.0), as ranges:
-    "3.2–3.3", "3.2, 3.5"."""
-    picked = [".".join(v.split(".")[:2]) in chosen or v in chosen for v in versions]
+    """The releases of ``versions`` whose minor release (3.2) is in ``chosen``, as ranges: "3.2–3.3", "3.2, 3.5"."""
+    picked = [".".join(v.split(".")[:2]) in chosen for v in versions]
     return ", ".join(_span(run) for ok, run in _runs(versions, picked) if ok)
 
 

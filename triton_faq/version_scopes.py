@@ -82,6 +82,18 @@ def import_only(runs: list[tuple[str, bool]], unimported: set[str]) -> bool:
     return all(ok or version in unimported for version, ok in runs)
 
 
+def unimported_releases(row: dict) -> set[str]:
+    """The releases (3.x) where the entry's code does not import (the matrix's ``import_errors``)."""
+    return {short(version) for version in row.get("import_errors", {})}
+
+
+def failing_only_where_unimported(row: dict, versions: list[str]) -> set[str]:
+    """The tests that fail somewhere, and only on releases where the entry's code does not import."""
+    unimported = unimported_releases(row)
+    return {test for test, runs in outcomes(row, versions).items()
+            if unimported and not all(ok for _, ok in runs) and import_only(runs, unimported)}
+
+
 def page_problems(path: Path, relative: Path, ran: dict, failing: set[str], text: str | None = None,
                   unimported: set[str] = frozenset()) -> list[str]:
     """``unimported``: the releases (3.x) where the entry's code does not import."""
@@ -119,7 +131,7 @@ def entry_problems(entry, row: dict, versions: list[str], root: Path = ROOT,
     """The problems of one entry's pages (``texts``: {language: page text} instead of the files)."""
     ran = outcomes(row, versions)
     failing = {test for test, runs in ran.items() if not all(ok for _, ok in runs)}
-    unimported = {short(version) for version in row.get("import_errors", {})}
+    unimported = unimported_releases(row)
     problems = []
     site = handbook.load_site(root)
     for language in site.languages:
